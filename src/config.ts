@@ -1,0 +1,106 @@
+// The one place that reads the environment. Everything else receives a Config.
+// Every bad value is reported at once, with the variable name and what was expected.
+import path from 'node:path';
+
+export interface Config {
+  /** Postgres to use; undefined means "start the embedded server". */
+  databaseUrl: string | undefined;
+  /** Root of local state (embedded Postgres data, sample CSVs). Git-ignored. */
+  dataDir: string;
+  embeddedPostgresPort: number;
+  /** Scale of the sample catalogue loaded into an empty embedded database. */
+  sampleScale: number;
+  host: string;
+  port: number;
+  nodeEnv: 'development' | 'production' | 'test';
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+class Reader {
+  readonly problems: string[] = [];
+  private readonly env: Env;
+  constructor(env: Env) {
+    this.env = env;
+  }
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === '' ? undefined : value;
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  optionalUrl(name: string, protocols: string[]): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    try {
+      const url = new URL(value);
+      if (!protocols.includes(url.protocol)) {
+        this.problems.push(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${url.protocol}//...")`);
+      }
+    } catch {
+      this.problems.push(`${name} is not a valid URL`);
+    }
+    return value;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  number(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < min || parsed > max) {
+      this.problems.push(`${name} must be a number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return parsed;
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      return fallback;
+    }
+    return value as T;
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new Reader(env);
+  const config: Config = {
+    databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(read.string('DATA_DIR', '.data')),
+    embeddedPostgresPort: read.integer('EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    sampleScale: read.number('SAMPLE_SCALE', 0.01, 0.00001, 1),
+    host: read.string('HOST', '0.0.0.0'),
+    port: read.integer('PORT', 4000, 0, 65535),
+    nodeEnv: read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
+  };
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}
