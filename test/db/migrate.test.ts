@@ -61,6 +61,7 @@ const migrationRows = (url: string) =>
 const userTables = async (url: string) =>
   (
     await query<{ name: string }>(
+      url,
       `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`,
     )
   ).map((row) => row.name);

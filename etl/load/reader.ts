@@ -1,0 +1,109 @@
+// Reads a legacy CSV file as one record per physical line. Every line is parsed
+// by a real CSV parser (csv-parse), but in isolation from its neighbours where
+// it matters: a line with an unbalanced quote is repaired (closing quote at the
+// end of the line) before parsing, and any batch whose records do not map 1:1
+// onto its lines is re-parsed line by line. So one broken row can never swallow
+// the rows after it, which is what a plain `COPY ... CSV` does with these files.
+import fs from 'node:fs';
+import { parse } from 'csv-parse/sync';
+
+export interface ParsedLine {
+  /** 1-based physical line number in the file (the header is line 1). */
+  line: number;
+  raw: string;
+  fields: string[] | undefined;
+  /** Why the line could not be parsed as CSV (when fields is undefined). */
+  error?: string;
+  /** The line had an unterminated quote that was closed at the end of the line. */
+  repairedQuote: boolean;
+  /** The last line of the file, not terminated by a newline. */
+  unterminatedLast: boolean;
+}
+
+export class ReadError extends Error {}
+
+const BATCH_LINES = 2_000;
+const PARSE_OPTIONS = { delimiter: ',', record_delimiter: '\n', relax_column_count: true, trim: true, bom: false } as const;
+
+function countQuotes(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('"'); i !== -1; i = text.indexOf('"', i + 1)) n++;
+  return n;
+}
+
+interface PendingLine { line: number; raw: string; text: string; repairedQuote: boolean; unterminatedLast: boolean }
+
+function parseAlone(pending: PendingLine): ParsedLine {
+  const { line, raw, repairedQuote, unterminatedLast } = pending;
+  try {
+    const records = parse(pending.text, PARSE_OPTIONS) as string[][];
+    if (records.length !== 1) return { line, raw, fields: undefined, error: 'not a single CSV record', repairedQuote, unterminatedLast };
+    return { line, raw, fields: records[0], repairedQuote, unterminatedLast };
+  } catch (error) {
+    const message = (error as Error).message.replace(/\s*\(line \d+\)|\s*at line \d+/g, '');
+    return { line, raw, fields: undefined, error: repairedQuote ? `unterminated quote (${message})` : `malformed CSV (${message})`, repairedQuote, unterminatedLast };
+  }
+}
+
+function parseBatch(batch: PendingLine[]): ParsedLine[] {
+  try {
+    const records = parse(batch.map((p) => p.text).join('\n'), PARSE_OPTIONS) as string[][];
+    // Each record consumes at least one line, so equal counts mean one record per line.
+    if (records.length === batch.length) {
+      return batch.map((p, i) => ({ line: p.line, raw: p.raw, fields: records[i], repairedQuote: p.repairedQuote, unterminatedLast: p.unterminatedLast }));
+    }
+  } catch {
+    // fall through: find the culprit line by line
+  }
+  return batch.map(parseAlone);
+}
+
+/** The header line (without BOM or CR), or undefined for an empty file. */
+export async function readHeader(file: string): Promise<string | undefined> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead === 0) return undefined;
+    let text = buffer.subarray(0, bytesRead).toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    const end = text.indexOf('\n');
+    return (end === -1 ? text : text.slice(0, end)).replace(/\r$/, '');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Yields the data lines of `file` (after the header) in batches, parsed.
+ * `onBytes` reports progress in bytes read.
+ */
+export async function* readCsvLines(file: string, onBytes: (bytes: number) => void = () => {}): AsyncGenerator<ParsedLine[]> {
+  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  let carry = '';
+  let lineNumber = 0;
+  let bytes = 0;
+  let batch: PendingLine[] = [];
+  const take = (text: string, last: boolean): void => {
+    lineNumber++;
+    if (lineNumber === 1) return; // header, checked separately
+    const raw = text.endsWith('\r') ? text.slice(0, -1) : text;
+    const repairedQuote = countQuotes(raw) % 2 === 1;
+    batch.push({ line: lineNumber, raw, text: repairedQuote ? `${raw}"` : raw, repairedQuote, unterminatedLast: last });
+  };
+  for await (const chunk of stream as AsyncIterable<string>) {
+    bytes += Buffer.byteLength(chunk);
+    let text = carry + chunk;
+    if (lineNumber === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      take(text.slice(start, end), false);
+      start = end + 1;
+      if (batch.length >= BATCH_LINES) { yield parseBatch(batch); batch = []; }
+    }
+    carry = text.slice(start);
+    onBytes(bytes);
+  }
+  if (carry.length > 0) take(carry, true);
+  if (batch.length > 0) yield parseBatch(batch);
+}
