@@ -63,7 +63,7 @@ export async function loadFile(options: {
           await rejects.add(spec.fileName, parsed.line, reason, parsed.raw);
           continue;
         }
-        seen.add(Number(parsed.fields![0]));
+        seen.add(Number((parsed.fields![0] as string).trim()));
         stats.loaded++;
         if (parsed.repairedQuote) stats.repaired++;
         out += result + '\n';

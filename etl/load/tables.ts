@@ -33,14 +33,17 @@ export class Rejection {
 const MAX_INT = 2_147_483_647;
 const MAX_PRICE = 99_999_999.99; // numeric(10,2)
 
-function positiveInt(text: string): number | undefined {
+// Numbers may carry stray whitespace in the legacy files (`"Accessories", 69`).
+function positiveInt(raw: string): number | undefined {
+  const text = raw.trim();
   if (!/^\d{1,10}$/.test(text)) return undefined;
   const value = Number(text);
   return value >= 1 && value <= MAX_INT ? value : undefined;
 }
 
 /** A price: whole or with up to two decimals, as Postgres numeric(10,2) text. */
-function price(text: string): string | undefined {
+function price(raw: string): string | undefined {
+  const text = raw.trim();
   if (!/^\d{1,8}(\.\d{1,2})?$/.test(text)) return undefined;
   return Number(text) <= MAX_PRICE ? text : undefined;
 }
@@ -94,7 +97,7 @@ export const TABLES: TableSpec[] = [
       const feature = requiredText(f[2] as string, 'feature');
       if (feature instanceof Rejection) return feature;
       // The bare word null means SQL NULL; the quoted string "null" is a value.
-      const value = f[3] === 'null' && !raw.trimEnd().endsWith('"') ? '\\N' : copyText(f[3] as string);
+      const value = (f[3] as string).trim() === 'null' && !raw.trimEnd().endsWith('"') ? '\\N' : copyText(f[3] as string);
       return `${id}\t${productId}\t${feature}\t${value}`;
     },
   },
@@ -111,13 +114,13 @@ export const TABLES: TableSpec[] = [
       if (!loaded.products.has(productId)) return new Rejection(`product ${productId} does not exist`);
       const name = requiredText(f[2] as string, 'name');
       if (name instanceof Rejection) return name;
-      const saleText = f[3] as string;
+      const saleText = (f[3] as string).trim();
       // Legacy "no sale" markers: null, empty, and 0 (a sale price of 0 is never real).
       const sale = saleText === 'null' || saleText === '' || saleText === '0' ? '\\N' : price(saleText);
       if (sale === undefined) return new Rejection(`sale_price "${saleText}" is not a price or null`);
       const original = price(f[4] as string);
       if (original === undefined) return new Rejection(`original_price "${f[4]}" is not a price`);
-      const flag = f[5] as string;
+      const flag = (f[5] as string).trim();
       const isDefault = flag === '1' || flag === 'true' ? 't' : flag === '0' || flag === 'false' ? 'f' : undefined;
       if (isDefault === undefined) return new Rejection(`default_style "${flag}" is not 0 or 1`);
       return `${id}\t${productId}\t${name}\t${sale}\t${original}\t${isDefault}`;
@@ -154,7 +157,7 @@ export const TABLES: TableSpec[] = [
       if (!loaded.styles.has(styleId)) return new Rejection(`style ${styleId} does not exist`);
       const size = requiredText(f[2] as string, 'size');
       if (size instanceof Rejection) return size;
-      const quantityText = f[3] as string;
+      const quantityText = (f[3] as string).trim();
       if (!/^\d{1,9}$/.test(quantityText)) return new Rejection(`quantity "${quantityText}" is not a non-negative integer`);
       return `${id}\t${styleId}\t${size}\t${Number(quantityText)}`;
     },
@@ -170,7 +173,7 @@ export const TABLES: TableSpec[] = [
       const current = positiveInt(f[1] as string);
       if (current === undefined) return new Rejection(`current_product_id "${f[1]}" is not a positive integer`);
       if (!loaded.products.has(current)) return new Rejection(`product ${current} does not exist`);
-      if (f[2] === '0') return new Rejection('related_product_id is 0');
+      if ((f[2] as string).trim() === '0') return new Rejection('related_product_id is 0');
       const related = positiveInt(f[2] as string);
       if (related === undefined) return new Rejection(`related_product_id "${f[2]}" is not a positive integer`);
       if (!loaded.products.has(related)) return new Rejection(`related product ${related} does not exist`);
