@@ -39,6 +39,8 @@ export interface LoadSummary {
   files: FileStats[];
   counts: Record<Table, number>;
   seconds: { files: number; constraints: number; analyze: number; swap: number; total: number };
+  /** Peak resident memory of this (loader) process, in MB. */
+  peakMemoryMb: number;
 }
 
 async function checkFiles(dir: string): Promise<void> {
@@ -244,6 +246,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
         swap: (swapDone - analyzeDone) / 1000,
         total: (swapDone - startedAt) / 1000,
       },
+      peakMemoryMb: Math.round(process.resourceUsage().maxRSS / 1024),
     };
     await control.query(`UPDATE load_runs SET status = 'succeeded', finished_at = now(), summary = $2 WHERE id = $1`, [runId, JSON.stringify(summary)]);
     await control.query('COMMIT');

@@ -88,7 +88,7 @@ export async function readHeader(file: string): Promise<string | undefined> {
  * `onBytes` reports progress in bytes read.
  */
 export async function* readCsvLines(file: string, onBytes: (bytes: number) => void = () => {}): AsyncGenerator<ParsedLine[]> {
-  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 256 * 1024 });
   let carry = '';
   let lineNumber = 0;
   let bytes = 0;
