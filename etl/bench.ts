@@ -1,0 +1,158 @@
+// npm run bench:etl -- --scale <f> [--seed <n>] [--regenerate]
+//
+// Generates (or reuses) legacy files at the given scale, loads them with the
+// real loader (a child process, exactly as an operator runs it), then times a
+// bare Postgres COPY of the same clean rows into unindexed tables, and prints
+// both with their ratio. Runs on a separate `<database>_bench` database so it
+// never touches the catalogue you are working with.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { loadConfig } from '../src/config.ts';
+import { UsageError, runCommand } from '../src/commands/run.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { generateCatalogue, readManifest } from './generate/generate.ts';
+import type { LoadSummary } from './load/load.ts';
+import { TABLES } from './load/tables.ts';
+
+const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--regenerate]';
+
+function benchUrl(url: string): { admin: string; bench: string; name: string } {
+  const parsed = new URL(url);
+  const name = `${parsed.pathname.slice(1) || 'postgres'}_bench`;
+  const admin = new URL(url); admin.pathname = '/postgres';
+  const bench = new URL(url); bench.pathname = `/${name}`;
+  return { admin: admin.toString(), bench: bench.toString(), name };
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+}
+
+function runLoader(databaseUrl: string, dir: string, summaryFile: string): Promise<void> {
+  const loader = path.resolve(import.meta.dirname, 'load/cli.ts');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=8', loader, '--dir', dir, '--replace', '--summary-json', summaryFile], {
+      stdio: 'inherit', env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`data:load exited with ${code}`))));
+  });
+}
+
+/** Times COPY of the exported clean rows into fresh unindexed tables, two streams at a time. */
+async function bareCopy(databaseUrl: string, cleanDir: string): Promise<number> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  try {
+    await pool.query('DROP SCHEMA IF EXISTS bench_bare CASCADE; CREATE SCHEMA bench_bare');
+    for (const spec of TABLES) await pool.query(`CREATE TABLE bench_bare.${spec.table} (LIKE public.${spec.table} INCLUDING DEFAULTS)`);
+    const bySize = [...TABLES].sort((a, b) => fs.statSync(path.join(cleanDir, b.table)).size - fs.statSync(path.join(cleanDir, a.table)).size);
+    const started = performance.now();
+    await Promise.all([0, 1].map(async () => {
+      for (let spec = bySize.shift(); spec; spec = bySize.shift()) {
+        const client = await pool.connect();
+        try {
+          await pipeline(fs.createReadStream(path.join(cleanDir, spec.table)), client.query(copyFrom(`COPY bench_bare.${spec.table} (${spec.columns.join(', ')}) FROM STDIN`)));
+        } finally {
+          client.release();
+        }
+      }
+    }));
+    const seconds = (performance.now() - started) / 1000;
+    await pool.query('DROP SCHEMA bench_bare CASCADE');
+    return seconds;
+  } finally {
+    await pool.end();
+  }
+}
+
+async function exportClean(databaseUrl: string, cleanDir: string): Promise<void> {
+  fs.mkdirSync(cleanDir, { recursive: true });
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (const spec of TABLES) {
+      await pipeline(client.query(copyTo(`COPY public.${spec.table} (${spec.columns.join(', ')}) TO STDOUT`)), fs.createWriteStream(path.join(cleanDir, spec.table)));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+runCommand(async () => {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { scale: { type: 'string', default: '0.01' }, seed: { type: 'string', default: '1' }, regenerate: { type: 'boolean', default: false } } }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+  }
+  const scale = Number(values.scale);
+  const seed = Number(values.seed);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 10) throw new UsageError(`--scale must be a number above 0 and at most 10\n${USAGE}`);
+  if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
+  const config = loadConfig();
+  const dir = path.join(config.dataDir, 'bench', `scale-${scale}`);
+  const results: Record<string, number | string | null> = { scale, seed, dir };
+
+  const manifest = readManifest(dir);
+  if (!values.regenerate && manifest?.scale === scale && manifest.seed === seed) {
+    console.log(`reusing the files in ${dir} (use --regenerate to time generation)`);
+    results.generateSeconds = null;
+  } else {
+    console.log(`generating scale ${scale} into ${dir}`);
+    const started = performance.now();
+    await generateCatalogue({ scale, seed, out: dir });
+    results.generateSeconds = (performance.now() - started) / 1000;
+  }
+
+  const database = await openDatabase(config, console.log);
+  try {
+    const { admin, bench, name } = benchUrl(database.url);
+    await ensureDatabase(admin, name);
+    console.log(`\nloading into database ${name}`);
+    const summaryFile = path.join(dir, 'load-summary.json');
+    const loadStarted = performance.now();
+    await runLoader(bench, dir, summaryFile);
+    results.loadSeconds = (performance.now() - loadStarted) / 1000;
+    const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as LoadSummary;
+    results.loaderPeakMemoryMb = summary.peakMemoryMb;
+    results.rows = summary.files.reduce((n, f) => n + f.loaded, 0);
+
+    console.log('\nexporting the clean rows for the bare COPY baseline');
+    const cleanDir = path.join(dir, 'clean');
+    await exportClean(bench, cleanDir);
+    console.log('timing a bare COPY of the same rows (no parsing, no cleaning, no indexes, no checks)');
+    results.bareCopySeconds = await bareCopy(bench, cleanDir);
+    fs.rmSync(cleanDir, { recursive: true, force: true });
+  } finally {
+    await database.close();
+  }
+
+  const load = results.loadSeconds as number;
+  const bare = results.bareCopySeconds as number;
+  results.ratio = load / bare;
+  const gen = results.generateSeconds;
+  const rows = [
+    ['generation', gen === null ? 'reused' : `${(gen as number).toFixed(1)} s`, 'target < 120 s at scale 1'],
+    ['full load (parse, clean, COPY, keys, FKs, ANALYZE, swap)', `${load.toFixed(1)} s`, 'target < 300 s at scale 1'],
+    ['bare COPY of the same clean rows', `${bare.toFixed(1)} s`, ''],
+    ['ratio load / bare COPY', `${results.ratio.toFixed(2)}x`, 'target <= 1.5x'],
+    ['loader peak memory', `${results.loaderPeakMemoryMb} MB`, 'target < 300 MB'],
+    ['rows loaded', (results.rows as number).toLocaleString('en-US'), ''],
+  ];
+  const width = Math.max(...rows.map((r) => r[0]!.length));
+  console.log(`\nETL benchmark, scale ${scale}, seed ${seed}`);
+  for (const [label, value, target] of rows) console.log(`${label!.padEnd(width)}  ${value!.padStart(10)}  ${target}`);
+  fs.writeFileSync(path.join(config.dataDir, 'bench', `etl-scale-${scale}.json`), `${JSON.stringify(results, null, 2)}\n`);
+});
