@@ -54,6 +54,11 @@ export async function loadFile(options: {
         if (parsed.fields === undefined) result = new Rejection(parsed.error ?? 'malformed CSV');
         else if (parsed.fields.length !== spec.fieldCount) result = new Rejection(`expected ${spec.fieldCount} fields, found ${parsed.fields.length}`);
         else result = spec.clean(parsed.fields, parsed.raw, loaded, seen);
+        // A last line without its newline that is broken, or only parses once its
+        // quote is closed, is the tail of a cut-off file, not a dirty row.
+        if (parsed.unterminatedLast && parsed.repairedQuote) {
+          throw new LoadError(`${spec.fileName} line ${parsed.line}: the file ends inside a quoted field; is it truncated?`);
+        }
         if (result instanceof Rejection) {
           if (parsed.unterminatedLast) {
             throw new LoadError(`${spec.fileName} line ${parsed.line}: the file ends in the middle of a row (${result.reason}); is it truncated?`);

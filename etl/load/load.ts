@@ -146,11 +146,17 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 6 });
   pool.on('error', () => {}); // idle clients dropped by the server; queries report their own errors
   const control = await pool.connect();
+  // Only one load per database: the staging schema is shared, so a second
+  // load must stop before touching anything.
+  const { rows: [lock] } = await control.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOAD_LOCK]);
+  if (!lock?.ok) {
+    control.release();
+    await pool.end();
+    throw new LoadError('another data:load is running against this database');
+  }
   let runId: number | undefined;
   let swapped = false;
   try {
-    const { rows: [lock] } = await control.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOAD_LOCK]);
-    if (!lock?.ok) throw new LoadError('another data:load is running against this database');
 
     const { rows: [existing] } = await control.query<{ n: string }>('SELECT count(*) AS n FROM products');
     const existingProducts = Number(existing?.n ?? 0);
