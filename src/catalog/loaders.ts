@@ -1,0 +1,51 @@
+// One set of DataLoaders per request. Each relation is fetched with one keyed
+// query per batch (see queries.ts), results come back in key order, and a
+// missing key gets null or an empty list. Rows fetched by a list query prime
+// the product loader so the same product is never fetched twice.
+import DataLoader from 'dataloader';
+import type { CatalogQueries, Feature, Photo, Product, Related, Sku, Style } from './queries.ts';
+
+/**
+ * Keys per batch. Postgres allows 65,535 bind parameters per statement; Prisma
+ * binds each `in` value separately, so stay far below that, and keep batches
+ * small enough that one slow statement does not hold a request hostage.
+ */
+export const MAX_BATCH_SIZE = 1000;
+
+function groupBy<T>(rows: T[], key: (row: T) => number, keys: readonly number[]): T[][] {
+  const groups = new Map<number, T[]>();
+  for (const k of keys) groups.set(k, []);
+  for (const row of rows) groups.get(key(row))?.push(row);
+  return keys.map((k) => groups.get(k) ?? []);
+}
+
+export interface CatalogLoaders {
+  product: DataLoader<number, Product | null>;
+  features: DataLoader<number, Feature[]>;
+  styles: DataLoader<number, Style[]>;
+  photos: DataLoader<number, Photo[]>;
+  skus: DataLoader<number, Sku[]>;
+  related: DataLoader<number, Related[]>;
+  /** Puts rows a list query already fetched into the product loader. */
+  primeProducts(products: Product[]): void;
+}
+
+export function createLoaders(queries: CatalogQueries): CatalogLoaders {
+  const options = { maxBatchSize: MAX_BATCH_SIZE };
+  const product = new DataLoader<number, Product | null>(async (ids) => {
+    const rows = await queries.productsByIds(ids);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }, options);
+  return {
+    product,
+    features: new DataLoader(async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids), options),
+    styles: new DataLoader(async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids), options),
+    photos: new DataLoader(async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids), options),
+    skus: new DataLoader(async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids), options),
+    related: new DataLoader(async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids), options),
+    primeProducts(products) {
+      for (const row of products) product.prime(row.id, row);
+    },
+  };
+}

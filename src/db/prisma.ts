@@ -1,0 +1,54 @@
+// The Prisma client on a pg pool we own, so every SQL statement that reaches
+// Postgres can be counted (per request, for the query-count contract and metrics).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../generated/prisma/client.ts';
+
+export type Prisma = PrismaClient;
+
+/** Counts statements issued inside one scope (a request), plus a global total. */
+export class StatementCounter {
+  total = 0;
+  private readonly scope = new AsyncLocalStorage<{ count: number }>();
+  run<T>(fn: () => T): { result: T; counter: { count: number } } {
+    const counter = { count: 0 };
+    return { result: this.scope.run(counter, fn), counter };
+  }
+  bind<T>(counter: { count: number }, fn: () => T): T {
+    return this.scope.run(counter, fn);
+  }
+  record(): void {
+    this.total++;
+    const current = this.scope.getStore();
+    if (current) current.count++;
+  }
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  pool: pg.Pool;
+  statements: StatementCounter;
+  close(): Promise<void>;
+}
+
+export function connectDatabase(url: string, options: { poolSize: number }): Database {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize });
+  const statements = new StatementCounter();
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      statements.record();
+      return query(...args);
+    };
+  });
+  pool.on('error', () => {}); // a dropped idle connection; the next query reports real problems
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma, pool, statements,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end().catch(() => {});
+    },
+  };
+}

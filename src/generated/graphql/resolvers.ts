@@ -1,0 +1,448 @@
+import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { Product as ProductModel, Feature as FeatureModel, Style as StyleModel, Photo as PhotoModel, Sku as SkuModel } from '../prisma/client.ts';
+import type { GraphQLContext } from '../../graphql/context.ts';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  /** An ISO-8601 date-time in UTC, e.g. 2021-08-13T14:38:44.509Z. */
+  DateTime: { input: Date | string; output: Date | string; }
+  /**
+   * Money with exactly two decimals, as a string ("140.00"): never a float, so no
+   * client ever sees 139.99999. Serialised and parsed as a decimal string.
+   */
+  Money: { input: string; output: string; }
+};
+
+/** Fields of a new product. */
+export type CreateProductInput = {
+  /** Category (1-255 characters). */
+  category: Scalars['String']['input'];
+  /** Base price, a decimal string with at most two decimals, from 0 to 99999999.99. */
+  defaultPrice: Scalars['Money']['input'];
+  /** Description (up to 10000 characters). */
+  description: Scalars['String']['input'];
+  /** Features, in order. */
+  features?: InputMaybe<Array<FeatureInput>>;
+  /** Display name (1-255 characters). */
+  name: Scalars['String']['input'];
+  /** Tag line (up to 1000 characters). */
+  slogan: Scalars['String']['input'];
+};
+
+/** A named attribute of a product, e.g. Fabric: Canvas. */
+export type Feature = {
+  __typename?: 'Feature';
+  /** Name of the feature, e.g. Fabric. */
+  feature: Scalars['String']['output'];
+  /** Its value, e.g. Canvas; null when the feature has no value (e.g. Non-GMO). */
+  value?: Maybe<Scalars['String']['output']>;
+};
+
+/** A feature to store on a product. */
+export type FeatureInput = {
+  /** Name of the feature (1-255 characters). */
+  feature: Scalars['String']['input'];
+  /** Its value, or null. */
+  value?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Creates a product, with its features. Returns the new product. */
+  createProduct: Product;
+  /** Deletes a product with its features, styles, photos, skus and related rows. Returns the deleted product's id. */
+  deleteProduct: Scalars['ID']['output'];
+  /** Changes the given fields of a product; `features`, when given, replaces the list. Errors with NOT_FOUND for an unknown id. */
+  updateProduct: Product;
+};
+
+
+export type MutationCreateProductArgs = {
+  input: CreateProductInput;
+};
+
+
+export type MutationDeleteProductArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationUpdateProductArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateProductInput;
+};
+
+/** Pagination state. */
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  /** Cursor of the last edge; null for an empty page. */
+  endCursor?: Maybe<Scalars['String']['output']>;
+  /** True when products exist after `endCursor`. */
+  hasNextPage: Scalars['Boolean']['output'];
+};
+
+/** A photo of a style. */
+export type Photo = {
+  __typename?: 'Photo';
+  /** Thumbnail image URL. */
+  thumbnailUrl: Scalars['String']['output'];
+  /** Full-size image URL. */
+  url: Scalars['String']['output'];
+};
+
+/** A product of the catalogue: what the shop sells, in one or more styles. */
+export type Product = {
+  __typename?: 'Product';
+  /** Category, e.g. Jackets. */
+  category: Scalars['String']['output'];
+  /** When the product was created. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Base price with two decimals, e.g. "140.00". */
+  defaultPrice: Scalars['Money']['output'];
+  /** The style marked as default, else the first style, else null. */
+  defaultStyle?: Maybe<Style>;
+  /** Long description. */
+  description: Scalars['String']['output'];
+  /** Features in their stored order. */
+  features: Array<Feature>;
+  /** The product id (the legacy numeric id, as an ID). */
+  id: Scalars['ID']['output'];
+  /** Display name, e.g. Camo Onesie. */
+  name: Scalars['String']['output'];
+  /** Related products, in related-row order, without duplicates or missing products. */
+  related: Array<Product>;
+  /** Ids of related products as the legacy /related route returns them (duplicates kept). */
+  relatedIds: Array<Scalars['ID']['output']>;
+  /** One-line tag line. */
+  slogan: Scalars['String']['output'];
+  /** Styles in style id order; empty when the product has none. */
+  styles: Array<Style>;
+  /** When the product was last changed. */
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+/** A page of products for cursor pagination. */
+export type ProductConnection = {
+  __typename?: 'ProductConnection';
+  /** The products of this page with their cursors. */
+  edges: Array<ProductEdge>;
+  /** Where this page ends and whether there is more. */
+  pageInfo: PageInfo;
+};
+
+/** A product and the cursor just after it. */
+export type ProductEdge = {
+  __typename?: 'ProductEdge';
+  /** Opaque cursor: pass it as `after` to continue after this product. */
+  cursor: Scalars['String']['output'];
+  /** The product. */
+  node: Product;
+};
+
+export type Query = {
+  __typename?: 'Query';
+  /** The product with this id, or null when there is none. */
+  product?: Maybe<Product>;
+  /**
+   * The whole catalogue in id order, cursor-paginated. Each page costs the same
+   * however deep into the catalogue it is (keyset pagination, not OFFSET).
+   */
+  productConnection: ProductConnection;
+  /**
+   * A page of products in id order, like the legacy `GET /products`: `page` starts at 1,
+   * `count` defaults to 5 and is capped by the server's maximum page size.
+   */
+  products: Array<Product>;
+  /** One entry per requested id, in the order given; null for an id with no product. */
+  productsByIds: Array<Maybe<Product>>;
+};
+
+
+export type QueryProductArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryProductConnectionArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryProductsArgs = {
+  count?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryProductsByIdsArgs = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
+/** A size of a style and how many are in stock. */
+export type Sku = {
+  __typename?: 'Sku';
+  /** The sku id. */
+  id: Scalars['ID']['output'];
+  /** Units in stock. */
+  quantity: Scalars['Int']['output'];
+  /** Size label, e.g. XS, XL, One Size, 7.5. */
+  size: Scalars['String']['output'];
+};
+
+/** A variant of a product (a colourway), with its photos and stock. */
+export type Style = {
+  __typename?: 'Style';
+  /** The style id. */
+  id: Scalars['ID']['output'];
+  /** True for the product's default style. */
+  isDefault: Scalars['Boolean']['output'];
+  /** Display name, e.g. Forest Green & Black. */
+  name: Scalars['String']['output'];
+  /** Price before any sale, two decimals. */
+  originalPrice: Scalars['Money']['output'];
+  /** Photos in photo id order; empty when there are none. */
+  photos: Array<Photo>;
+  /** The product this style belongs to. */
+  product: Product;
+  /** Sale price, two decimals; null when the style is not on sale. */
+  salePrice?: Maybe<Scalars['Money']['output']>;
+  /** Stock keeping units in sku id order; empty when there are none. Sizes may repeat. */
+  skus: Array<Sku>;
+};
+
+/** Fields to change on a product; omitted fields stay as they are. */
+export type UpdateProductInput = {
+  /** Category (1-255 characters). */
+  category?: InputMaybe<Scalars['String']['input']>;
+  /** Base price, a decimal string with at most two decimals. */
+  defaultPrice?: InputMaybe<Scalars['Money']['input']>;
+  /** Description (up to 10000 characters). */
+  description?: InputMaybe<Scalars['String']['input']>;
+  /** When given, replaces all features of the product. */
+  features?: InputMaybe<Array<FeatureInput>>;
+  /** Display name (1-255 characters). */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Tag line (up to 1000 characters). */
+  slogan?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+
+export type ResolverTypeWrapper<T> = Promise<T> | T;
+
+
+export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
+  resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
+};
+export type Resolver<TResult, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = ResolverFn<TResult, TParent, TContext, TArgs> | ResolverWithResolve<TResult, TParent, TContext, TArgs>;
+
+export type ResolverFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Promise<TResult> | TResult;
+
+export type SubscriptionSubscribeFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => AsyncIterable<TResult> | Promise<AsyncIterable<TResult>>;
+
+export type SubscriptionResolveFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+export interface SubscriptionSubscriberObject<TResult, TKey extends string, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<{ [key in TKey]: TResult }, TParent, TContext, TArgs>;
+  resolve?: SubscriptionResolveFn<TResult, { [key in TKey]: TResult }, TContext, TArgs>;
+}
+
+export interface SubscriptionResolverObject<TResult, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<any, TParent, TContext, TArgs>;
+  resolve: SubscriptionResolveFn<TResult, any, TContext, TArgs>;
+}
+
+export type SubscriptionObject<TResult, TKey extends string, TParent, TContext, TArgs> =
+  | SubscriptionSubscriberObject<TResult, TKey, TParent, TContext, TArgs>
+  | SubscriptionResolverObject<TResult, TParent, TContext, TArgs>;
+
+export type SubscriptionResolver<TResult, TKey extends string, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> =
+  | ((...args: any[]) => SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>)
+  | SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>;
+
+export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (
+  parent: TParent,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+
+export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
+
+export type NextResolverFn<T> = () => Promise<T>;
+
+export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = (
+  next: NextResolverFn<TResult>,
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+
+
+
+
+/** Mapping between all available schema types and the resolvers types */
+export type ResolversTypes = {
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CreateProductInput: CreateProductInput;
+  DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  Feature: ResolverTypeWrapper<FeatureModel>;
+  FeatureInput: FeatureInput;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Money: ResolverTypeWrapper<Scalars['Money']['output']>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  PageInfo: ResolverTypeWrapper<PageInfo>;
+  Photo: ResolverTypeWrapper<PhotoModel>;
+  Product: ResolverTypeWrapper<ProductModel>;
+  ProductConnection: ResolverTypeWrapper<Omit<ProductConnection, 'edges'> & { edges: Array<ResolversTypes['ProductEdge']> }>;
+  ProductEdge: ResolverTypeWrapper<Omit<ProductEdge, 'node'> & { node: ResolversTypes['Product'] }>;
+  Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Sku: ResolverTypeWrapper<SkuModel>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Style: ResolverTypeWrapper<StyleModel>;
+  UpdateProductInput: UpdateProductInput;
+};
+
+/** Mapping between all available schema types and the resolvers parents */
+export type ResolversParentTypes = {
+  Boolean: Scalars['Boolean']['output'];
+  CreateProductInput: CreateProductInput;
+  DateTime: Scalars['DateTime']['output'];
+  Feature: FeatureModel;
+  FeatureInput: FeatureInput;
+  ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
+  Money: Scalars['Money']['output'];
+  Mutation: Record<PropertyKey, never>;
+  PageInfo: PageInfo;
+  Photo: PhotoModel;
+  Product: ProductModel;
+  ProductConnection: Omit<ProductConnection, 'edges'> & { edges: Array<ResolversParentTypes['ProductEdge']> };
+  ProductEdge: Omit<ProductEdge, 'node'> & { node: ResolversParentTypes['Product'] };
+  Query: Record<PropertyKey, never>;
+  Sku: SkuModel;
+  String: Scalars['String']['output'];
+  Style: StyleModel;
+  UpdateProductInput: UpdateProductInput;
+};
+
+export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
+  name: 'DateTime';
+}
+
+export type FeatureResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Feature'] = ResolversParentTypes['Feature']> = {
+  feature?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export interface MoneyScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Money'], any> {
+  name: 'Money';
+}
+
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  createProduct?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationCreateProductArgs, 'input'>>;
+  deleteProduct?: Resolver<ResolversTypes['ID'], ParentType, ContextType, RequireFields<MutationDeleteProductArgs, 'id'>>;
+  updateProduct?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationUpdateProductArgs, 'id' | 'input'>>;
+};
+
+export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type PhotoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Photo'] = ResolversParentTypes['Photo']> = {
+  thumbnailUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ProductResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product']> = {
+  category?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  defaultPrice?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  defaultStyle?: Resolver<Maybe<ResolversTypes['Style']>, ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  features?: Resolver<Array<ResolversTypes['Feature']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  related?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType>;
+  relatedIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
+  slogan?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  styles?: Resolver<Array<ResolversTypes['Style']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+};
+
+export type ProductConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductConnection'] = ResolversParentTypes['ProductConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['ProductEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ProductEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductEdge'] = ResolversParentTypes['ProductEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Product'], ParentType, ContextType>;
+};
+
+export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductArgs, 'id'>>;
+  productConnection?: Resolver<ResolversTypes['ProductConnection'], ParentType, ContextType, RequireFields<QueryProductConnectionArgs, 'first'>>;
+  products?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductsArgs, 'count' | 'page'>>;
+  productsByIds?: Resolver<Array<Maybe<ResolversTypes['Product']>>, ParentType, ContextType, RequireFields<QueryProductsByIdsArgs, 'ids'>>;
+};
+
+export type SkuResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sku'] = ResolversParentTypes['Sku']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  quantity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type StyleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Style'] = ResolversParentTypes['Style']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isDefault?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  originalPrice?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  photos?: Resolver<Array<ResolversTypes['Photo']>, ParentType, ContextType>;
+  product?: Resolver<ResolversTypes['Product'], ParentType, ContextType>;
+  salePrice?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  skus?: Resolver<Array<ResolversTypes['Sku']>, ParentType, ContextType>;
+};
+
+export type Resolvers<ContextType = GraphQLContext> = {
+  DateTime?: GraphQLScalarType;
+  Feature?: FeatureResolvers<ContextType>;
+  Money?: GraphQLScalarType;
+  Mutation?: MutationResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
+  Photo?: PhotoResolvers<ContextType>;
+  Product?: ProductResolvers<ContextType>;
+  ProductConnection?: ProductConnectionResolvers<ContextType>;
+  ProductEdge?: ProductEdgeResolvers<ContextType>;
+  Query?: QueryResolvers<ContextType>;
+  Sku?: SkuResolvers<ContextType>;
+  Style?: StyleResolvers<ContextType>;
+};
+

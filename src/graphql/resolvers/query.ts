@@ -1,0 +1,46 @@
+// Root reads: resolve arguments, then ask the loaders and queries.
+import type { QueryResolvers } from '../../generated/graphql/resolvers.ts';
+import { badInput } from '../errors.ts';
+import { decodeCursor, encodeCursor, parseId } from '../ids.ts';
+
+const MAX_IDS = 100;
+
+function positive(value: number | null | undefined, name: string, fallback: number, max?: number): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < 1) throw badInput(`${name} must be a positive integer (got ${n})`, name);
+  if (max !== undefined && n > max) throw badInput(`${name} must be at most ${max} (got ${n})`, name);
+  return n;
+}
+
+export const Query: QueryResolvers = {
+  product: (_root, { id }, { loaders }) => loaders.product.load(parseId(id)),
+
+  products: async (_root, { page, count }, { queries, loaders, limits }) => {
+    const rows = await queries.productPage(positive(page, 'page', 1), positive(count, 'count', 5, limits.maxPageSize));
+    loaders.primeProducts(rows);
+    return rows;
+  },
+
+  productsByIds: async (_root, { ids }, { loaders }) => {
+    if (ids.length > MAX_IDS) throw badInput(`ids must have at most ${MAX_IDS} entries (got ${ids.length})`, 'ids');
+    const products = await loaders.product.loadMany(ids.map((id) => parseId(id, 'ids')));
+    return products.map((p) => {
+      if (p instanceof Error) throw p;
+      return p;
+    });
+  },
+
+  productConnection: async (_root, { first, after }, { queries, loaders, limits }) => {
+    const size = positive(first, 'first', 20, limits.maxPageSize);
+    const afterId = after ? decodeCursor(after) : 0;
+    // One extra row tells whether another page exists.
+    const rows = await queries.productsAfter(afterId, size + 1);
+    const page = rows.slice(0, size);
+    loaders.primeProducts(page);
+    const last = page.at(-1);
+    return {
+      edges: page.map((node) => ({ cursor: encodeCursor(node.id), node })),
+      pageInfo: { hasNextPage: rows.length > size, endCursor: last ? encodeCursor(last.id) : null },
+    };
+  },
+};
