@@ -13,6 +13,12 @@ export interface Config {
   host: string;
   port: number;
   nodeEnv: 'development' | 'production' | 'test';
+  /** Connections in this process's Postgres pool. */
+  databasePoolSize: number;
+  /** Largest `count`/`first` a client may ask for in one page. */
+  maxPageSize: number;
+  /** Show internal error details to clients (never in production). */
+  exposeErrors: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -100,7 +106,11 @@ export function loadConfig(env: Env = process.env): Config {
     port: read.integer('PORT', 4000, 0, 65535),
     nodeEnv: read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
+    maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
+    exposeErrors: false,
   };
+  config.exposeErrors = config.nodeEnv === 'development';
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }

@@ -1,18 +1,83 @@
-// Builds and starts the HTTP server.
+// Builds the Fastify app: GraphQL at /graphql (POST and GET; the IDE for
+// browsers), health, and the shared catalogue services underneath.
+import crypto from 'node:crypto';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { createLoaders } from './catalog/loaders.ts';
+import { CatalogQueries } from './catalog/queries.ts';
+import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
+import { connectDatabase, type Database } from './db/prisma.ts';
+import { createApollo } from './graphql/apollo.ts';
+import type { GraphQLContext } from './graphql/context.ts';
+import { registerIde } from './graphql/ide.ts';
 
-export async function buildServer(_config: Config, _databaseUrl: string): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false });
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** SQL statements this request sent to Postgres. */
+    sqlStatements: { count: number };
+  }
+}
+
+export interface App {
+  app: FastifyInstance;
+  database: Database;
+  service: CatalogService;
+}
+
+export async function buildServer(config: Config, databaseUrl: string): Promise<App> {
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
+    },
+  });
+  const database = connectDatabase(databaseUrl, { poolSize: config.databasePoolSize });
+  const queries = new CatalogQueries(database.prisma);
+  const service = new CatalogService(database.prisma);
+
+  app.decorateRequest('sqlStatements', null as unknown as { count: number });
+  app.addHook('onRequest', async (request, reply) => {
+    request.sqlStatements = { count: 0 };
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-sql-statements', String(request.sqlStatements.count));
+  });
+  app.addHook('onClose', async () => database.close());
+
   app.get('/healthz', async () => ({ status: 'ok' }));
-  return app;
+
+  const apollo = createApollo(app, { exposeErrors: config.exposeErrors });
+  await apollo.start();
+  const context = async (request: { id: string }): Promise<GraphQLContext> => ({
+    requestId: request.id,
+    loaders: createLoaders(queries),
+    queries,
+    service,
+    limits: { maxPageSize: config.maxPageSize },
+  });
+  const graphql = fastifyApolloHandler(apollo, { context });
+  // Everything a request does runs inside its statement-counting scope.
+  const handler: typeof graphql = function (request, reply) {
+    return database.statements.bind(request.sqlStatements, () => graphql.call(this, request, reply));
+  };
+  registerIde(app);
+  app.post('/graphql', handler);
+  app.get('/graphql', { constraints: {} }, async function (request, reply) {
+    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !(request.query as Record<string, unknown>).query;
+    if (wantsHtml) return reply.redirect('/graphql/ide', 302);
+    return handler.call(this, request, reply);
+  });
+  return { app, database, service };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {
-  const app = await buildServer(config, databaseUrl);
+  const { app } = await buildServer(config, databaseUrl);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  log(`listening on http://localhost:${port}`);
+  log(`GraphQL API on http://localhost:${port}/graphql (open it in a browser for the GraphiQL IDE)`);
   return app;
 }

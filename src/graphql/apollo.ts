@@ -1,0 +1,22 @@
+// Apollo Server for the catalogue schema, mounted on Fastify.
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import type { FastifyInstance } from 'fastify';
+import type { GraphQLContext } from './context.ts';
+import { makeFormatError } from './errors.ts';
+import { resolvers } from './resolvers/index.ts';
+import { readTypeDefs } from './schema.ts';
+
+export function createApollo(app: FastifyInstance, options: { exposeErrors: boolean }): ApolloServer<GraphQLContext> {
+  return new ApolloServer<GraphQLContext>({
+    typeDefs: readTypeDefs(),
+    resolvers,
+    // The API has no cookie-based auth, and GET can never run a mutation, so
+    // CSRF preflight enforcement would only break plain `curl` GETs.
+    csrfPrevention: false,
+    includeStacktraceInErrorResponses: false,
+    formatError: makeFormatError({ mask: !options.exposeErrors, log: (message, details) => app.log.error(details, message) }),
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled()],
+  });
+}
