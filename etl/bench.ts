@@ -44,7 +44,7 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
 function runLoader(databaseUrl: string, dir: string, summaryFile: string): Promise<void> {
   const loader = path.resolve(import.meta.dirname, 'load/cli.ts');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=96', '--max-semi-space-size=4', loader, '--dir', dir, '--replace', '--summary-json', summaryFile], {
+    const child = spawn(process.execPath, ['--max-old-space-size=128', '--max-semi-space-size=8', loader, '--dir', dir, '--replace', '--summary-json', summaryFile], {
       stdio: 'inherit', env: { ...process.env, DATABASE_URL: databaseUrl },
     });
     child.once('error', reject);

@@ -17,6 +17,8 @@ export interface Config {
   databasePoolSize: number;
   /** Largest `count`/`first` a client may ask for in one page. */
   maxPageSize: number;
+  /** Execute GraphQL with graphql-jit (compiled queries) instead of graphql-js. */
+  graphqlJit: boolean;
   /** Show internal error details to clients (never in production). */
   exposeErrors: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -108,6 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
+    graphqlJit: read.oneOf('GRAPHQL_JIT', 'on', ['on', 'off'] as const) === 'on',
     exposeErrors: false,
   };
   config.exposeErrors = config.nodeEnv === 'development';

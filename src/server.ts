@@ -10,7 +10,7 @@ import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/prisma.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
-import { registerIde } from './graphql/ide.ts';
+import { registerIde, sendIde } from './graphql/ide.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,7 +49,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  const apollo = createApollo(app, { exposeErrors: config.exposeErrors });
+  const apollo = createApollo(app, { exposeErrors: config.exposeErrors, jit: config.graphqlJit });
   await apollo.start();
   const context = async (request: { id: string }): Promise<GraphQLContext> => ({
     requestId: request.id,
@@ -67,7 +67,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   app.post('/graphql', handler);
   app.get('/graphql', { constraints: {} }, async function (request, reply) {
     const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !(request.query as Record<string, unknown>).query;
-    if (wantsHtml) return reply.redirect('/graphql/ide', 302);
+    if (wantsHtml) return sendIde(reply);
     return handler.call(this, request, reply);
   });
   return { app, database, service };

@@ -22,7 +22,7 @@ export class CopyWriter {
     });
   }
 
-  async write(text: string): Promise<void> {
+  async write(text: string | Buffer): Promise<void> {
     if (this.failure) throw this.failure;
     if (!this.stream.write(text)) await this.waitFor('drain');
   }

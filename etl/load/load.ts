@@ -90,7 +90,10 @@ async function runPool<T>(tasks: (() => Promise<T>)[], concurrency: number): Pro
 class RejectsWriter implements RejectSink {
   private readonly copy: CopyWriter;
   private readonly runId: number;
-  private buffer = '';
+  // Bytes, not strings: a rejected line's text is a slice of a 256 KB read
+  // chunk, and holding the slice would keep the whole chunk alive until a flush.
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   count = 0;
   constructor(client: pg.PoolClient, runId: number) {
     this.runId = runId;
@@ -98,12 +101,21 @@ class RejectsWriter implements RejectSink {
   }
   async add(file: string, line: number, reason: string, raw: string): Promise<void> {
     const escape = (s: string) => s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
-    this.buffer += `${this.runId}\t${file}\t${line}\t${escape(reason)}\t${escape(raw.replaceAll('\0', ''))}\n`;
+    const row = Buffer.from(`${this.runId}\t${file}\t${line}\t${escape(reason)}\t${escape(raw.replaceAll('\0', ''))}\n`);
+    this.pending.push(row);
+    this.pendingBytes += row.length;
     this.count++;
-    if (this.buffer.length > 64 * 1024) { await this.copy.write(this.buffer); this.buffer = ''; }
+    if (this.pendingBytes > 64 * 1024) await this.flush();
+  }
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const data = Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    await this.copy.write(data);
   }
   async close(): Promise<void> {
-    if (this.buffer) await this.copy.write(this.buffer);
+    await this.flush();
     await this.copy.end();
   }
 }

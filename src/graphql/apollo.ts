@@ -2,16 +2,18 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLContext } from './context.ts';
 import { makeFormatError } from './errors.ts';
 import { resolvers } from './resolvers/index.ts';
+import { jitGateway } from './jit.ts';
 import { readTypeDefs } from './schema.ts';
 
-export function createApollo(app: FastifyInstance, options: { exposeErrors: boolean }): ApolloServer<GraphQLContext> {
+export function createApollo(app: FastifyInstance, options: { exposeErrors: boolean; jit: boolean }): ApolloServer<GraphQLContext> {
+  const schema = makeExecutableSchema({ typeDefs: readTypeDefs(), resolvers });
   return new ApolloServer<GraphQLContext>({
-    typeDefs: readTypeDefs(),
-    resolvers,
+    ...(options.jit ? { gateway: jitGateway(schema) } : { schema }),
     // The API has no cookie-based auth, and GET can never run a mutation, so
     // CSRF preflight enforcement would only break plain `curl` GETs.
     csrfPrevention: false,

@@ -1,0 +1,343 @@
+// THE query-count contract: a GraphQL request costs one SQL statement per
+// relation level it reads, however many products it returns. The
+// x-sql-statements header (statements counted at the pg driver) must be the
+// same for 1, 10 and 50 products, and it must agree with what Postgres itself
+// saw (pg_stat_database.xact_commit).
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument } from '../../src/generated/graphql/operations/graphql.ts';
+import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+
+// Both executors the server can run (GRAPHQL_JIT): batching must survive either.
+const ENGINES = [
+  { engine: 'graphql-js', env: { GRAPHQL_JIT: 'off' } },
+  { engine: 'graphql-jit', env: { GRAPHQL_JIT: 'on' } },
+];
+
+/**
+ * `products(count: N) { features { feature } styles { photos { url } skus { size } } related { name styles { name } } }`
+ * costs 8 statements, one per relation level:
+ *   1 products page
+ *   2 features of the page      3 styles of the page      4 related rows of the page
+ *   5 photos of those styles    6 skus of those styles    7 the related products (those not on the page)
+ *   8 styles of the related products
+ * `productsByIds` costs the same 8: the page query is replaced by one `id IN (...)` query.
+ */
+const NESTED_STATEMENTS = 8;
+
+/**
+ * `productsByIds(ids) { related { related { related { name styles { skus { size } } } } } }` costs 9:
+ *   1 the products by id
+ *   2 related rows, level 1     3 related products, level 1
+ *   4 related rows, level 2     5 related products, level 2
+ *   6 related rows, level 3     7 related products, level 3
+ *   8 styles of level 3         9 skus of those styles
+ */
+const DEEP_STATEMENTS = 9;
+
+const SIZES = [1, 10, 50] as const;
+
+/**
+ * The catalogue's related graph, to choose ids for which every level has work
+ * to do. A level only issues a statement when some of its keys are not in the
+ * request's loader caches yet (e.g. a product whose related products are all
+ * already loaded needs no "related products" query), so with unlucky ids the
+ * count can be lower than the number of levels, never higher. The tests pick ids
+ * where each level brings new products, and check that precondition, so the
+ * expected count is exactly one per level for 1, 10 and 50 ids alike.
+ */
+interface Graph {
+  productIds: number[];
+  related: Map<number, number[]>;
+  withStyles: Set<number>;
+}
+
+function relatedOf(graph: Graph, ids: Iterable<number>): Set<number> {
+  const out = new Set<number>();
+  for (const id of ids) for (const r of graph.related.get(id) ?? []) out.add(r);
+  return out;
+}
+
+function hasNew(level: Set<number>, seen: Set<number>): boolean {
+  for (const id of level) if (!seen.has(id)) return true;
+  return false;
+}
+
+/** Every level of DeepRelated needs a fetch for these roots. */
+function deepHasWorkAtEveryLevel(graph: Graph, roots: number[]): boolean {
+  const seen = new Set(roots);
+  let level = new Set(roots);
+  for (let depth = 1; depth <= 3; depth++) {
+    level = relatedOf(graph, level);
+    if (!hasNew(level, seen)) return false;
+    for (const id of level) seen.add(id);
+  }
+  return [...level].some((id) => graph.withStyles.has(id));
+}
+
+/** Every level of NestedProducts(ByIds) needs a fetch for these roots. */
+function nestedHasWorkAtEveryLevel(graph: Graph, roots: number[]): boolean {
+  return roots.some((id) => graph.withStyles.has(id))
+    && [...relatedOf(graph, roots)].some((id) => !roots.includes(id) && graph.withStyles.has(id));
+}
+
+async function readGraph(catalogue: TestCatalogue): Promise<Graph> {
+  const products = await catalogue.direct.rows<{ id: number }>('SELECT id FROM products ORDER BY id');
+  const related = await catalogue.direct.rows<{ from: number; to: number }>(
+    'SELECT current_product_id AS "from", related_product_id AS "to" FROM related ORDER BY id');
+  const styled = await catalogue.direct.rows<{ id: number }>('SELECT DISTINCT product_id AS id FROM styles');
+  const graph: Graph = { productIds: products.map((p) => p.id), related: new Map(), withStyles: new Set(styled.map((s) => s.id)) };
+  for (const row of related) {
+    const list = graph.related.get(row.from) ?? [];
+    list.push(row.to);
+    graph.related.set(row.from, list);
+  }
+  return graph;
+}
+
+let catalogue: TestCatalogue;
+let graph: Graph;
+/** Ids for NestedProductsByIds / DeepRelated, per size. */
+const nestedIds = new Map<number, string[]>();
+const deepIds = new Map<number, string[]>();
+
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+  graph = await readGraph(catalogue);
+  const deepCandidates = graph.productIds.filter((id) => deepHasWorkAtEveryLevel(graph, [id]));
+  for (const size of SIZES) {
+    // Ids spread over the catalogue (not only the first page), in no particular order.
+    const step = Math.floor(graph.productIds.length / size);
+    const spread = Array.from({ length: size }, (_, i) => graph.productIds[(i * step + 7) % graph.productIds.length] as number).reverse();
+    nestedIds.set(size, spread.map(String));
+    deepIds.set(size, deepCandidates.slice(0, size).map(String));
+  }
+  // Nothing else must touch this database while Postgres's own counters are
+  // compared with the header: vacuum and analyse now so that autovacuum has no
+  // reason to come, and close the direct connections.
+  await catalogue.direct.rows('VACUUM ANALYZE');
+  await catalogue.direct.close();
+});
+
+afterAll(async () => {
+  await catalogue?.dispose();
+});
+
+describe('test data preconditions', () => {
+  it('every size has ids for which each relation level has work to do', () => {
+    expect(graph.productIds.length).toBeGreaterThanOrEqual(500);
+    for (const size of SIZES) {
+      const page = graph.productIds.slice(0, size);
+      expect(nestedHasWorkAtEveryLevel(graph, page), `products(count: ${size})`).toBe(true);
+      const nested = (nestedIds.get(size) ?? []).map(Number);
+      expect(new Set(nested).size).toBe(size);
+      expect(nestedHasWorkAtEveryLevel(graph, nested), `productsByIds nested, ${size} ids`).toBe(true);
+      const deep = (deepIds.get(size) ?? []).map(Number);
+      expect(deep).toHaveLength(size);
+      expect(deepHasWorkAtEveryLevel(graph, deep), `deep related, ${size} ids`).toBe(true);
+    }
+  });
+});
+
+describe.each(ENGINES)('x-sql-statements with $engine', ({ env }) => {
+  let client: TestClient;
+  beforeAll(async () => {
+    client = await createTestClient(catalogue.db.url, { env });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it(`products(count: N) with nested relations costs ${NESTED_STATEMENTS} statements for N = 1, 10 and 50`, async () => {
+    const counts: Record<number, number> = {};
+    for (const count of SIZES) {
+      const response = await client.post(NestedProductsDocument, { count });
+      expect(response.status).toBe(200);
+      expect(response.body.errors).toBeUndefined();
+      expect(response.body.data?.products).toHaveLength(count);
+      // The data really was fetched at every level.
+      const products = response.body.data?.products ?? [];
+      expect(products.some((p) => p.styles.some((s) => s.photos.length > 0 && s.skus.length > 0))).toBe(true);
+      expect(products.some((p) => p.related.some((r) => r.styles.length > 0))).toBe(true);
+      counts[count] = response.statements;
+    }
+    expect(counts).toEqual({ 1: NESTED_STATEMENTS, 10: NESTED_STATEMENTS, 50: NESTED_STATEMENTS });
+  });
+
+  it(`productsByIds with nested relations costs ${NESTED_STATEMENTS} statements for 1, 10 and 50 ids`, async () => {
+    const counts: Record<number, number> = {};
+    for (const size of SIZES) {
+      const ids = nestedIds.get(size) ?? [];
+      const response = await client.post(NestedProductsByIdsDocument, { ids });
+      expect(response.status).toBe(200);
+      expect(response.body.errors).toBeUndefined();
+      expect(response.body.data?.productsByIds.map((p) => p?.id)).toEqual(ids);
+      counts[size] = response.statements;
+    }
+    expect(counts).toEqual({ 1: NESTED_STATEMENTS, 10: NESTED_STATEMENTS, 50: NESTED_STATEMENTS });
+  });
+
+  it(`three levels of related costs ${DEEP_STATEMENTS} statements for 1, 10 and 50 ids`, async () => {
+    const counts: Record<number, number> = {};
+    for (const size of SIZES) {
+      const ids = deepIds.get(size) ?? [];
+      const response = await client.post(DeepRelatedDocument, { ids });
+      expect(response.status).toBe(200);
+      expect(response.body.errors).toBeUndefined();
+      const roots = response.body.data?.productsByIds ?? [];
+      expect(roots.map((p) => p?.id)).toEqual(ids);
+      const level3 = roots.flatMap((p) => p?.related ?? []).flatMap((p) => p.related).flatMap((p) => p.related);
+      expect(level3.length).toBeGreaterThan(0);
+      counts[size] = response.statements;
+    }
+    expect(counts).toEqual({ 1: DEEP_STATEMENTS, 10: DEEP_STATEMENTS, 50: DEEP_STATEMENTS });
+  });
+
+  it('never costs more than one statement per level, whatever the ids (up to the 100-id limit)', async () => {
+    for (const size of [2, 25, 100]) {
+      const ids = graph.productIds.slice(-size).map(String);
+      const nested = await client.post(NestedProductsByIdsDocument, { ids });
+      expect(nested.status).toBe(200);
+      expect(nested.statements).toBeGreaterThan(0);
+      expect(nested.statements).toBeLessThanOrEqual(NESTED_STATEMENTS);
+      const deep = await client.post(DeepRelatedDocument, { ids });
+      expect(deep.status).toBe(200);
+      expect(deep.statements).toBeGreaterThan(0);
+      expect(deep.statements).toBeLessThanOrEqual(DEEP_STATEMENTS);
+    }
+    const page = await client.post(NestedProductsDocument, { count: 100 });
+    expect(page.statements).toBe(NESTED_STATEMENTS);
+  });
+
+  it('the same product requested twice in one request is fetched once', async () => {
+    const id = String(graph.productIds[0]);
+    const once = await client.post(NestedProductsByIdsDocument, { ids: [id] });
+    const repeated = await client.post(NestedProductsByIdsDocument, { ids: [id, id, id] });
+    expect(repeated.body.data?.productsByIds).toEqual([once.body.data?.productsByIds[0], once.body.data?.productsByIds[0], once.body.data?.productsByIds[0]]);
+    expect(repeated.statements).toBe(once.statements);
+  });
+
+  it('counts are per request: each request starts from zero, even when requests overlap', async () => {
+    const first = await client.post(NestedProductsDocument, { count: 10 });
+    const responses = await Promise.all(SIZES.map((count) => client.post(NestedProductsDocument, { count })));
+    expect(first.statements).toBe(NESTED_STATEMENTS);
+    expect(responses.map((r) => r.statements)).toEqual(SIZES.map(() => NESTED_STATEMENTS));
+  });
+});
+
+/**
+ * Reads pg_stat_database.xact_commit of the catalogue database from a
+ * connection to another database (so the reads are not counted themselves).
+ * Every statement the app sends outside a transaction is one committed
+ * transaction; opening a connection commits one more (backend start-up), which
+ * the test measures rather than assumes. Backends publish their counters when
+ * they exit, so the app is closed before the final read.
+ */
+class CommitCounter {
+  private readonly client: pg.Client;
+  private readonly database: string;
+  constructor(databaseUrl: string) {
+    const url = new URL(databaseUrl);
+    this.database = decodeURIComponent(url.pathname.slice(1));
+    url.pathname = '/postgres';
+    this.client = new pg.Client({ connectionString: url.toString() });
+  }
+  async open(): Promise<void> {
+    await this.client.connect();
+  }
+  close(): Promise<void> {
+    return this.client.end();
+  }
+  async setting(name: string): Promise<string | undefined> {
+    const { rows } = await this.client.query<{ value: string }>('SELECT current_setting($1) AS value', [name]);
+    return rows[0]?.value;
+  }
+  async read(): Promise<number> {
+    const { rows } = await this.client.query<{ commits: string }>('SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = $1', [this.database]);
+    return Number(rows[0]?.commits ?? Number.NaN);
+  }
+  /** Waits until the counter stops moving (pending counters of exited backends are in). */
+  async settle(): Promise<number> {
+    let last = await this.read();
+    for (let i = 0; i < 50; i++) {
+      await sleep(200);
+      const now = await this.read();
+      if (now === last) return now;
+      last = now;
+    }
+    return last;
+  }
+  /** Waits until at least `expected` commits over `baseline` are visible, then a little longer for stragglers. */
+  async delta(baseline: number, expected: number): Promise<number> {
+    for (let waited = 0; waited < 15_000 && (await this.read()) - baseline < expected; waited += 100) await sleep(100);
+    await sleep(300);
+    return (await this.read()) - baseline;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe.each(ENGINES)('x-sql-statements agrees with Postgres (pg_stat_database.xact_commit) with $engine', ({ env }) => {
+  // pg_stat_statements would count statements directly, but it only works when
+  // preloaded (shared_preload_libraries), which the embedded test server is not
+  // started with; xact_commit is always there and is exact for autocommit reads.
+  let commits: CommitCounter;
+  let trackCounts = true;
+  let connectionCost = 1;
+
+  beforeAll(async () => {
+    commits = new CommitCounter(catalogue.db.url);
+    await commits.open();
+    trackCounts = (await commits.setting('track_counts')) === 'on';
+    if (!trackCounts) return;
+    // What merely opening and closing one connection commits (backend start-up).
+    const baseline = await commits.settle();
+    const bare = new pg.Client({ connectionString: catalogue.db.url });
+    await bare.connect();
+    await bare.end();
+    connectionCost = await commits.delta(baseline, 1);
+  });
+  afterAll(async () => {
+    await commits?.close();
+  });
+
+  const cases = [
+    ...SIZES.map((count) => ({ name: `products(count: ${count}) nested`, statements: NESTED_STATEMENTS, send: (c: TestClient) => c.post(NestedProductsDocument, { count }) })),
+    ...SIZES.map((size) => ({ name: `productsByIds nested, ${size} ids`, statements: NESTED_STATEMENTS, send: (c: TestClient) => c.post(NestedProductsByIdsDocument, { ids: nestedIds.get(size) ?? [] }) })),
+    ...SIZES.map((size) => ({ name: `deep related, ${size} ids`, statements: DEEP_STATEMENTS, send: (c: TestClient) => c.post(DeepRelatedDocument, { ids: deepIds.get(size) ?? [] }) })),
+  ];
+
+  it.each(cases)('$name: Postgres committed exactly the $statements statements the header reports', async ({ send, statements }) => {
+    if (!trackCounts) {
+      // Statistics collection is off on this server (track_counts = off): Postgres
+      // has no counter to compare with. The header tests above still run.
+      console.warn('track_counts is off: skipping the pg_stat_database cross-check');
+      return;
+    }
+    expect(connectionCost).toBe(1);
+    // Autovacuum visiting the database could add commits (never remove them), so
+    // a mismatch is retried; a header that is wrong is wrong on every attempt.
+    const attempts: { header: number; connections: number; committed: number }[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const baseline = await commits.settle();
+      const client = await createTestClient(catalogue.db.url, { env });
+      let connections = 0;
+      client.server.database.pool.on('connect', () => { connections++; });
+      const response = await send(client);
+      expect(response.status).toBe(200);
+      expect(response.body.errors).toBeUndefined();
+      expect(response.statements).toBe(statements);
+      // Nothing ran outside the request's scope either.
+      expect(client.server.database.statements.total).toBe(response.statements);
+      await client.close();
+      const expected = response.statements + connections * connectionCost;
+      const committed = await commits.delta(baseline, expected);
+      attempts.push({ header: response.statements, connections, committed });
+      if (committed === expected) break;
+    }
+    const last = attempts.at(-1);
+    expect(last?.committed, JSON.stringify(attempts)).toBe((last?.header ?? Number.NaN) + (last?.connections ?? 0) * connectionCost);
+  });
+});

@@ -1,0 +1,150 @@
+// A GraphQL test app on its own database holding a small generated catalogue:
+// fresh migrated database, generated legacy CSVs loaded by the real loader,
+// and the Fastify server built on it. Requests go through `app.inject()`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
+import pg from 'pg';
+import { generateCatalogue, type Manifest } from '../../etl/generate/generate.ts';
+import { loadCatalogue } from '../../etl/load/load.ts';
+import { loadConfig } from '../../src/config.ts';
+import { buildServer, type App } from '../../src/server.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+
+/** The scale and seed every GraphQL test file uses: about 500 products. */
+export const TEST_SCALE = 0.0005;
+export const TEST_SEED = 1;
+
+export interface GraphQLError {
+  message: string;
+  path?: (string | number)[];
+  locations?: { line: number; column: number }[];
+  extensions?: Record<string, unknown> & { code?: string; field?: string };
+}
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  /** Value of the x-sql-statements header, as a number. */
+  statements: number;
+  body: { data?: T | null; errors?: GraphQLError[] };
+  raw: string;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+}
+
+/** Reads the catalogue database directly (to compare the API with the rows). */
+export class DirectDb {
+  private readonly pool: pg.Pool;
+  constructor(url: string) {
+    this.pool = new pg.Pool({ connectionString: url, max: 2 });
+    this.pool.on('error', () => {});
+  }
+  async rows<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return (await this.pool.query(sql, params)).rows as R[];
+  }
+  async one<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R> {
+    const rows = await this.rows<R>(sql, params);
+    if (rows.length !== 1) throw new Error(`expected one row, got ${rows.length}: ${sql}`);
+    return rows[0] as R;
+  }
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+export interface TestCatalogue {
+  db: TestDatabase;
+  /** Directory of the generated CSV files (removed by `dispose`). */
+  dir: string;
+  manifest: Manifest;
+  direct: DirectDb;
+  dispose(): Promise<void>;
+}
+
+/** A fresh database with a generated catalogue loaded into it. */
+export async function createTestCatalogue(options: { scale?: number; seed?: number } = {}): Promise<TestCatalogue> {
+  const db = await createTestDatabase();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-graphql-'));
+  try {
+    const manifest = await generateCatalogue({ scale: options.scale ?? TEST_SCALE, seed: options.seed ?? TEST_SEED, out: dir, quiet: true });
+    await loadCatalogue({ databaseUrl: db.url, dir, replace: false });
+    const direct = new DirectDb(db.url);
+    return {
+      db, dir, manifest, direct,
+      async dispose() {
+        await direct.close().catch(() => {});
+        await db.drop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await db.drop().catch(() => {});
+    throw error;
+  }
+}
+
+export type NodeEnv = 'development' | 'production' | 'test';
+
+export class TestClient {
+  readonly app: FastifyInstance;
+  readonly server: App;
+  constructor(server: App) {
+    this.server = server;
+    this.app = server.app;
+  }
+
+  /** POST /graphql with a typed document (from the generated operations) or a query string. */
+  post<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V, options?: RequestOptions): Promise<GraphQLResponse<R>>;
+  post<R = Record<string, any>>(query: string, variables?: Record<string, unknown>, options?: RequestOptions): Promise<GraphQLResponse<R>>;
+  async post(query: string | TypedDocumentNode<unknown, Record<string, unknown>>, variables?: Record<string, unknown>, options: RequestOptions = {}): Promise<GraphQLResponse<unknown>> {
+    const payload = { query: typeof query === 'string' ? query : print(query), ...(variables ? { variables } : {}) };
+    const response = await this.app.inject({
+      method: 'POST', url: '/graphql', payload,
+      headers: { 'content-type': 'application/json', ...options.headers },
+    });
+    return toResponse(response);
+  }
+
+  /** GET /graphql?query=...&variables=... */
+  async get<R = Record<string, any>>(query: string, variables?: Record<string, unknown>, options: RequestOptions = {}): Promise<GraphQLResponse<R>> {
+    const params = new URLSearchParams({ query });
+    if (variables) params.set('variables', JSON.stringify(variables));
+    const response = await this.app.inject({ method: 'GET', url: `/graphql?${params}`, headers: { accept: 'application/json', ...options.headers } });
+    return toResponse<R>(response);
+  }
+
+  /** POST /graphql with a raw body (for malformed requests). */
+  async postRaw(body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<GraphQLResponse> {
+    return toResponse(await this.app.inject({ method: 'POST', url: '/graphql', payload: body, headers }));
+  }
+
+  close(): Promise<void> {
+    return this.app.close();
+  }
+}
+
+function toResponse<T>(response: { statusCode: number; headers: Record<string, string | string[] | number | undefined>; body: string }): GraphQLResponse<T> {
+  let body: GraphQLResponse<T>['body'];
+  try {
+    body = JSON.parse(response.body) as GraphQLResponse<T>['body'];
+  } catch {
+    body = {};
+  }
+  const header = response.headers['x-sql-statements'];
+  return { status: response.statusCode, headers: response.headers, statements: header === undefined ? Number.NaN : Number(header), body, raw: response.body };
+}
+
+/** Builds the real server (buildServer) on a database, configured like NODE_ENV says. */
+export async function createTestClient(databaseUrl: string, options: { nodeEnv?: NodeEnv; env?: Record<string, string> } = {}): Promise<TestClient> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', ...options.env });
+  const server = await buildServer(config, databaseUrl);
+  await server.app.ready();
+  return new TestClient(server);
+}
