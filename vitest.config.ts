@@ -1,6 +1,13 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  // graphql ships a CommonJS and an ES build; Node gives every importer the
+  // CommonJS one, Vite would give our files the ES one, and two copies of
+  // graphql cannot share a schema. Resolve it the way Node does.
+  resolve: { alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }] },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
