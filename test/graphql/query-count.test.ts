@@ -6,13 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument } from '../../src/generated/graphql/operations/graphql.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
-
-// Both executors the server can run (GRAPHQL_JIT): batching must survive either.
-const ENGINES = [
-  { engine: 'graphql-js', env: { GRAPHQL_JIT: 'off' } },
-  { engine: 'graphql-jit', env: { GRAPHQL_JIT: 'on' } },
-];
+import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
 /**
  * `products(count: N) { features { feature } styles { photos { url } skus { size } } related { name styles { name } } }`
@@ -139,7 +133,7 @@ describe('test data preconditions', () => {
   });
 });
 
-describe.each(ENGINES)('x-sql-statements with $engine', ({ env }) => {
+describe.each(EXECUTORS)('x-sql-statements with $engine', ({ env }) => {
   let client: TestClient;
   beforeAll(async () => {
     client = await createTestClient(catalogue.db.url, { env });
@@ -279,7 +273,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-describe.each(ENGINES)('x-sql-statements agrees with Postgres (pg_stat_database.xact_commit) with $engine', ({ env }) => {
+describe.each(EXECUTORS)('x-sql-statements agrees with Postgres (pg_stat_database.xact_commit) with $engine', ({ env }) => {
   // pg_stat_statements would count statements directly, but it only works when
   // preloaded (shared_preload_libraries), which the embedded test server is not
   // started with; xact_commit is always there and is exact for autocommit reads.

@@ -58,34 +58,62 @@ export class DirectDb {
   }
 }
 
+/** The GraphQL executors the server can run (config GRAPHQL_JIT); tests cover both. */
+export const EXECUTORS = [
+  { engine: 'graphql-js', env: { GRAPHQL_JIT: 'off' } },
+  { engine: 'graphql-jit', env: { GRAPHQL_JIT: 'on' } },
+] as const satisfies readonly { engine: string; env: Record<string, string> }[];
+
+/** Generated legacy CSV files, to load into one or more databases. */
+export interface TestFiles {
+  dir: string;
+  manifest: Manifest;
+  remove(): void;
+}
+
+export async function generateTestFiles(options: { scale?: number; seed?: number } = {}): Promise<TestFiles> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-graphql-'));
+  try {
+    const manifest = await generateCatalogue({ scale: options.scale ?? TEST_SCALE, seed: options.seed ?? TEST_SEED, out: dir, quiet: true });
+    return { dir, manifest, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  } catch (error) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
 export interface TestCatalogue {
   db: TestDatabase;
-  /** Directory of the generated CSV files (removed by `dispose`). */
-  dir: string;
   manifest: Manifest;
   direct: DirectDb;
   dispose(): Promise<void>;
 }
 
-/** A fresh database with a generated catalogue loaded into it. */
-export async function createTestCatalogue(options: { scale?: number; seed?: number } = {}): Promise<TestCatalogue> {
-  const db = await createTestDatabase();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-graphql-'));
+/**
+ * A fresh database with a generated catalogue loaded into it by the real
+ * loader: from `files` when given (left in place), else from files generated
+ * for it (removed by `dispose`).
+ */
+export async function createTestCatalogue(options: { scale?: number; seed?: number; files?: TestFiles } = {}): Promise<TestCatalogue> {
+  const files = options.files ?? await generateTestFiles(options);
+  const removeFiles = options.files ? () => {} : files.remove;
+  let db: TestDatabase | undefined;
   try {
-    const manifest = await generateCatalogue({ scale: options.scale ?? TEST_SCALE, seed: options.seed ?? TEST_SEED, out: dir, quiet: true });
-    await loadCatalogue({ databaseUrl: db.url, dir, replace: false });
+    db = await createTestDatabase();
+    await loadCatalogue({ databaseUrl: db.url, dir: files.dir, replace: false });
     const direct = new DirectDb(db.url);
+    const database = db;
     return {
-      db, dir, manifest, direct,
+      db: database, manifest: files.manifest, direct,
       async dispose() {
         await direct.close().catch(() => {});
-        await db.drop();
-        fs.rmSync(dir, { recursive: true, force: true });
+        await database.drop();
+        removeFiles();
       },
     };
   } catch (error) {
-    fs.rmSync(dir, { recursive: true, force: true });
-    await db.drop().catch(() => {});
+    removeFiles();
+    await db?.drop().catch(() => {});
     throw error;
   }
 }
@@ -141,9 +169,14 @@ function toResponse<T>(response: { statusCode: number; headers: Record<string, s
   return { status: response.statusCode, headers: response.headers, statements: header === undefined ? Number.NaN : Number(header), body, raw: response.body };
 }
 
-/** Builds the real server (buildServer) on a database, configured like NODE_ENV says. */
+/**
+ * Builds the real server (buildServer) on a database, configured like NODE_ENV
+ * says. GRAPHQL_JIT from the environment is passed on, so the whole suite can
+ * run on either executor (`GRAPHQL_JIT=off npx vitest run`); `env` overrides it.
+ */
 export async function createTestClient(databaseUrl: string, options: { nodeEnv?: NodeEnv; env?: Record<string, string> } = {}): Promise<TestClient> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', ...options.env });
+  const inherited = process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {};
+  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', ...inherited, ...options.env });
   const server = await buildServer(config, databaseUrl);
   await server.app.ready();
   return new TestClient(server);
