@@ -51,11 +51,11 @@ function features(value: unknown, label: string): FeatureWrite[] {
   return value.map((entry: unknown, i) => {
     if (typeof entry !== 'object' || entry === null) throw new ValidationError(`${label}[${i}]`, 'must be an object {feature, value}');
     const { feature, value: featureValue } = entry as Record<string, unknown>;
-    if (typeof feature !== 'string' || feature.trim().length === 0 || feature.length > 255) {
-      throw new ValidationError(`${label}[${i}].feature`, 'must be a non-empty string of at most 255 characters');
+    if (typeof feature !== 'string' || feature.trim().length === 0 || feature.length > 255 || feature.includes('\u0000')) {
+      throw new ValidationError(`${label}[${i}].feature`, 'must be a non-empty string of at most 255 characters, without NUL characters');
     }
-    if (featureValue !== null && featureValue !== undefined && (typeof featureValue !== 'string' || featureValue.length > 255)) {
-      throw new ValidationError(`${label}[${i}].value`, 'must be a string of at most 255 characters, or null');
+    if (featureValue !== null && featureValue !== undefined && (typeof featureValue !== 'string' || featureValue.length > 255 || featureValue.includes('\u0000'))) {
+      throw new ValidationError(`${label}[${i}].value`, 'must be a string of at most 255 characters without NUL characters, or null');
     }
     return { feature: feature.trim(), value: (featureValue as string | null | undefined) ?? null };
   });

@@ -5,7 +5,7 @@ import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLContext } from './context.ts';
-import { makeFormatError } from './errors.ts';
+import { logInternalErrors, makeFormatError } from './errors.ts';
 import { resolvers } from './resolvers/index.ts';
 import { jitGateway } from './jit.ts';
 import { readTypeDefs } from './schema.ts';
@@ -18,7 +18,11 @@ export function createApollo(app: FastifyInstance, options: { exposeErrors: bool
     // CSRF preflight enforcement would only break plain `curl` GETs.
     csrfPrevention: false,
     includeStacktraceInErrorResponses: false,
-    formatError: makeFormatError({ mask: !options.exposeErrors, log: (message, details) => app.log.error(details, message) }),
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginLandingPageDisabled()],
+    formatError: makeFormatError({ mask: !options.exposeErrors }),
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      ApolloServerPluginLandingPageDisabled(),
+      logInternalErrors((details, message) => app.log.error(details, message)),
+    ],
   });
 }

@@ -1,8 +1,11 @@
 // Errors a client can act on carry a code and, for bad input, HTTP 400.
-// Anything else is an internal error: logged in full, masked on the wire.
-import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+// Anything else is an internal error: logged in full with the request id,
+// masked on the wire outside development.
+import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { NotFoundError, ValidationError } from '../catalog/validation.ts';
+import type { GraphQLContext } from './context.ts';
 
 export function badInput(message: string, field?: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(field ? { field } : {}), http: { status: 400 } } });
@@ -14,7 +17,12 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE',
 ]);
 
-export function makeFormatError(options: { mask: boolean; log: (message: string, details: Record<string, unknown>) => void }) {
+function isClientError(error: unknown, code: unknown): boolean {
+  const original = unwrapResolverError(error);
+  return original instanceof ValidationError || original instanceof NotFoundError || (typeof code === 'string' && CLIENT_CODES.has(code));
+}
+
+export function makeFormatError(options: { mask: boolean }) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     if (original instanceof ValidationError) {
@@ -23,15 +31,31 @@ export function makeFormatError(options: { mask: boolean; log: (message: string,
     if (original instanceof NotFoundError) {
       return { ...formatted, message: original.message, extensions: { code: 'NOT_FOUND' } };
     }
-    const code = formatted.extensions?.code;
-    if (typeof code === 'string' && CLIENT_CODES.has(code)) {
+    if (isClientError(error, formatted.extensions?.code)) {
       const { stacktrace: _stack, http: _http, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions };
     }
-    options.log('internal error in a GraphQL operation', {
-      path: formatted.path, error: original instanceof Error ? original.stack ?? original.message : String(original),
-    });
     if (!options.mask) return formatted;
     return { message: 'Internal server error', path: formatted.path, locations: formatted.locations, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  };
+}
+
+/** Logs every internal error with the id of the request it happened in. */
+export function logInternalErrors(log: (details: Record<string, unknown>, message: string) => void): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, contextValue, operationName }) {
+          for (const error of errors) {
+            if (isClientError(error, error.extensions?.code)) continue;
+            const original = unwrapResolverError(error);
+            log({
+              requestId: contextValue.requestId, operationName, path: error.path,
+              error: original instanceof Error ? original.stack ?? original.message : String(original),
+            }, 'internal error in a GraphQL operation');
+          }
+        },
+      };
+    },
   };
 }

@@ -4,11 +4,31 @@
 // Server's gateway interface, whose `executor` replaces execution only; parsing,
 // validation, plugins and error formatting stay Apollo's.
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { type ExecutionResult, type GraphQLSchema, printSchema } from 'graphql';
+import { type ExecutionResult, GraphQLError, type GraphQLSchema, getVariableValues, printSchema } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
 /** Distinct documents kept compiled; the least recently used is dropped first. */
 const MAX_COMPILED = 1000;
+
+/**
+ * graphql-jit reports errors with its own error objects, which lack the
+ * `extensions` Apollo relies on (it then replaces them with a bare "Internal
+ * server error" before our formatError ever sees them). Rebuild them as
+ * graphql-js errors with the same message, path, locations and cause.
+ */
+function withGraphQLErrors(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.length) return result;
+  const errors = result.errors.map((error) => {
+    const rebuilt = new GraphQLError(error.message, {
+      path: error.path,
+      originalError: error.originalError ?? undefined,
+      extensions: error.extensions ?? undefined,
+    });
+    if (error.locations) Object.defineProperty(rebuilt, 'locations', { value: error.locations, enumerable: true });
+    return rebuilt;
+  });
+  return { ...result, errors };
+}
 
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
   const compiled = new Map<string, CompiledQuery | ExecutionResult>();
@@ -31,8 +51,12 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
             if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
           }
           compiled.set(key, query);
-          if (!isCompiledQuery(query)) return query;
-          return query.query(undefined, requestContext.context, requestContext.request.variables ?? {}) as Promise<ExecutionResult>;
+          if (!isCompiledQuery(query)) return withGraphQLErrors(query);
+          // Coerce variables with graphql-js first: its errors point at the variable
+          // definition, which Apollo turns into a 400 BAD_USER_INPUT like graphql-js execution.
+          const variables = getVariableValues(schema, requestContext.operation.variableDefinitions ?? [], requestContext.request.variables ?? {}, { maxErrors: 25 });
+          if (variables.errors) return { errors: variables.errors };
+          return withGraphQLErrors(await query.query(undefined, requestContext.context, requestContext.request.variables ?? {}));
         },
       };
     },

@@ -1,0 +1,56 @@
+// One product with its styles, photos and skus, by random id, over POST /graphql.
+// Env: BASE_URL, RATE, DURATION, ID_MIN, ID_MAX (see k6/lib/config.ts).
+import http from 'k6/http';
+import { check } from 'k6';
+import { Trend } from 'k6/metrics';
+import { BASE_URL, constantRate, randomId } from '../lib/config.ts';
+
+const sqlStatements = new Trend('sql_statements');
+
+// Same text as ProductWithStyles in k6/operations.graphql (typed by codegen).
+const QUERY = `query ProductWithStyles($id: ID!) {
+  product(id: $id) {
+    id
+    name
+    defaultPrice
+    styles {
+      id
+      name
+      originalPrice
+      salePrice
+      isDefault
+      photos { url thumbnailUrl }
+      skus { id size quantity }
+    }
+  }
+}`;
+
+export const options = {
+  scenarios: { graphql_product_styles: constantRate() },
+  thresholds: {
+    http_req_failed: ['rate<0.01'],
+    http_req_duration: ['p(99)<50'],
+    checks: ['rate>0.99'],
+  },
+};
+
+const params = { headers: { 'content-type': 'application/json' } };
+
+export default function () {
+  const id = String(randomId());
+  const response = http.post(`${BASE_URL}/graphql`, JSON.stringify({ query: QUERY, variables: { id } }), params);
+  const statements = Number(response.headers['X-Sql-Statements']);
+  if (Number.isFinite(statements)) sqlStatements.add(statements);
+  check(response, {
+    'status 200': (r) => r.status === 200,
+    'no errors': (r) => !(r.json('errors') as unknown),
+    'the product asked for, or null': (r) => {
+      const product = r.json('data.product') as { id?: string } | null;
+      return product === null || product.id === id;
+    },
+    'styles have prices with two decimals': (r) => {
+      const styles = (r.json('data.product.styles') ?? []) as { originalPrice: string }[];
+      return styles.every((s) => /^\d+\.\d{2}$/.test(s.originalPrice));
+    },
+  });
+}

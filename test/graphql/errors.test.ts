@@ -1,0 +1,179 @@
+// Internal errors are masked outside development: the client sees only
+// "Internal server error" with code INTERNAL_SERVER_ERROR and the request id to
+// quote, never a stack, SQL or table name. Client errors keep their messages.
+// Request ids: generated per request, or taken from a well-formed x-request-id.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCatalogue, createTestClient, EXECUTORS, type GraphQLResponse, type NodeEnv, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+// The feature table is renamed while these run, so reading features fails inside
+// Postgres. The field is aliased: its path must not name the table by accident.
+const READ_FEATURES = '{ product(id: "1") { id feats: features { feature value } } }';
+const READ_FEATURES_OF_PAGE = '{ page: products(count: 3) { id feats: features { feature } } }';
+
+/** What must never reach a client: internals of the failure. */
+const LEAKS = [/features/i, /SELECT/i, /relation/i, /does not exist/i, /prisma/i, /stack/i, /\.ts\b/, /node_modules/, /postgres/i, /\bat [\w.<>]+ \(/];
+
+function expectMasked(response: GraphQLResponse, path: (string | number)[]): void {
+  expect(response.body.errors, response.raw).toHaveLength(1);
+  const [error] = response.body.errors ?? [];
+  expect(error).toEqual({
+    message: 'Internal server error',
+    path,
+    locations: expect.any(Array),
+    extensions: { code: 'INTERNAL_SERVER_ERROR' },
+  });
+  for (const leak of LEAKS) expect(response.raw, `body leaks ${leak}`).not.toMatch(leak);
+  expect(response.headers['x-request-id']).toMatch(UUID);
+}
+
+let catalogue: TestCatalogue;
+
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+});
+
+afterAll(async () => {
+  await catalogue?.dispose();
+});
+
+describe.each(EXECUTORS)('internal errors with $engine', ({ env: executor }) => {
+  const clients: Partial<Record<NodeEnv, TestClient>> = {};
+  const client = (env: NodeEnv): TestClient => {
+    const c = clients[env];
+    if (!c) throw new Error(`no ${env} client`);
+    return c;
+  };
+
+  beforeAll(async () => {
+    for (const env of ['production', 'development', 'test'] as const) clients[env] = await createTestClient(catalogue.db.url, { nodeEnv: env, env: executor });
+    // Sanity: the same request works before the table goes away.
+    const ok = await client('production').post(READ_FEATURES);
+    expect(ok.body.errors, ok.raw).toBeUndefined();
+    await catalogue.direct.rows('ALTER TABLE features RENAME TO features_gone');
+  });
+
+  afterAll(async () => {
+    await catalogue?.direct.rows('ALTER TABLE IF EXISTS features_gone RENAME TO features');
+    for (const c of Object.values(clients)) await c?.close();
+  });
+
+  it('in production, a failing query answers "Internal server error" and nothing more', async () => {
+    const response = await client('production').post(READ_FEATURES);
+    expect(response.status).toBe(200);
+    // features is non-null, so the product becomes null; the rest of the response stands.
+    expect(response.body.data).toEqual({ product: null });
+    expectMasked(response, ['product', 'feats']);
+  });
+
+  it('in production, the error in a list is masked once, however many products hit it', async () => {
+    const response = await client('production').post(READ_FEATURES_OF_PAGE);
+    expect(response.body.data).toBeNull();
+    expectMasked(response, ['page', 0, 'feats']);
+  });
+
+  it('in production, the rest of a response survives a failing field', async () => {
+    const response = await client('production').post('{ one: product(id: "1") { id } two: product(id: "2") { id feats: features { feature } } }');
+    expect(response.body.data).toEqual({ one: { id: '1' }, two: null });
+    expectMasked(response, ['two', 'feats']);
+  });
+
+  it('NODE_ENV=test masks too: only development shows details', async () => {
+    expectMasked(await client('test').post(READ_FEATURES), ['product', 'feats']);
+  });
+
+  it('in development, the message has the details', async () => {
+    const response = await client('development').post(READ_FEATURES);
+    expect(response.body.data).toEqual({ product: null });
+    const [error] = response.body.errors ?? [];
+    expect(error?.message).not.toBe('Internal server error');
+    expect(error?.message).toMatch(/features/);
+    expect(error?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
+    expect(error?.path).toEqual(['product', 'feats']);
+  });
+
+  it('in production, client errors keep their messages and codes', async () => {
+    const badId = await client('production').post('{ product(id: "abc") { id } }');
+    expect(badId.status).toBe(400);
+    expect(badId.body.errors?.[0]).toMatchObject({ message: 'id must be a positive integer id (got "abc")', extensions: { code: 'BAD_USER_INPUT', field: 'id' } });
+    const badField = await client('production').post('{ product(id: "1") { nope } }');
+    expect(badField.status).toBe(400);
+    expect(badField.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('Cannot query field "nope"'), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    const notFound = await client('production').post('mutation { deleteProduct(id: "999999") }');
+    expect(notFound.body.errors?.[0]).toMatchObject({ message: 'product 999999 not found', extensions: { code: 'NOT_FOUND' } });
+    for (const response of [badId, badField, notFound]) expect(response.raw).not.toMatch(/stacktrace/);
+  });
+
+  it('in production, a failing mutation is masked too', async () => {
+    const response = await client('production').post(
+      'mutation { made: createProduct(input: { name: "n", slogan: "s", description: "d", category: "c", defaultPrice: "1", features: [{ feature: "f", value: "v" }] }) { id } }');
+    expectMasked(response, ['made']);
+    // Prisma runs the nested create (product, then its features) in one transaction: nothing is half-written.
+    expect(await catalogue.direct.rows("SELECT id FROM products WHERE name = 'n' AND slogan = 's'")).toEqual([]);
+  });
+});
+
+describe.each(EXECUTORS)('an unreachable database with $engine', ({ env: executor }) => {
+  let db: TestDatabase;
+  let client: TestClient;
+
+  beforeAll(async () => {
+    // A server built on a database that is then dropped: every statement fails to connect.
+    db = await createTestDatabase({ migrated: false });
+    client = await createTestClient(db.url, { nodeEnv: 'production', env: executor });
+    await db.drop();
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('is masked in production, without the database name or connection details', async () => {
+    const response = await client.post('{ product(id: "1") { id } }');
+    expect(response.body.data).toEqual({ product: null });
+    expectMasked(response, ['product']);
+    const database = new URL(db.url).pathname.slice(1);
+    expect(response.raw).not.toContain(database);
+    expect(response.raw).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|localhost|password/i);
+  });
+});
+
+describe('request ids', () => {
+  let db: TestDatabase;
+  let client: TestClient;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    client = await createTestClient(db.url, { nodeEnv: 'production' });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await db?.drop();
+  });
+
+  it('every response carries a fresh x-request-id', async () => {
+    const first = await client.post('{ product(id: "1") { id } }');
+    const second = await client.post('{ product(id: "1") { id } }');
+    expect(first.headers['x-request-id']).toMatch(UUID);
+    expect(second.headers['x-request-id']).toMatch(UUID);
+    expect(first.headers['x-request-id']).not.toBe(second.headers['x-request-id']);
+  });
+
+  it('an incoming x-request-id is echoed back, on success and on error', async () => {
+    const ok = await client.post('{ product(id: "1") { id } }', undefined, { headers: { 'x-request-id': 'trace-abc.123_XYZ' } });
+    expect(ok.headers['x-request-id']).toBe('trace-abc.123_XYZ');
+    const bad = await client.post('{ product(id: "abc") { id } }', undefined, { headers: { 'x-request-id': 'trace-2' } });
+    expect(bad.status).toBe(400);
+    expect(bad.headers['x-request-id']).toBe('trace-2');
+    const get = await client.get('{ product(id: "1") { id } }', undefined, { headers: { 'x-request-id': 'trace-get' } });
+    expect(get.headers['x-request-id']).toBe('trace-get');
+  });
+
+  it('a malformed incoming x-request-id is replaced, not echoed', async () => {
+    for (const incoming of ['has spaces', 'x'.repeat(129), 'semi;colon', '<script>']) {
+      const response = await client.post('{ product(id: "1") { id } }', undefined, { headers: { 'x-request-id': incoming } });
+      expect(response.headers['x-request-id']).toMatch(UUID);
+    }
+  });
+});
