@@ -34,7 +34,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     },
   });
   const database = connectDatabase(databaseUrl, { poolSize: config.databasePoolSize });
-  const queries = new CatalogQueries(database.prisma);
+  const queries = new CatalogQueries(database.pool);
   const service = new CatalogService(database.prisma);
 
   app.decorateRequest('sqlStatements', null as unknown as { count: number });

@@ -6,9 +6,9 @@ import DataLoader from 'dataloader';
 import type { CatalogQueries, Feature, Photo, Product, Related, Sku, Style } from './queries.ts';
 
 /**
- * Keys per batch. Postgres allows 65,535 bind parameters per statement; Prisma
- * binds each `in` value separately, so stay far below that, and keep batches
- * small enough that one slow statement does not hold a request hostage.
+ * Keys per batch. Keys travel as one array parameter, so the 65,535
+ * bind-parameter limit is never in play; the cap keeps any one statement (and
+ * its result) small enough that it cannot hold a request hostage.
  */
 export const MAX_BATCH_SIZE = 1000;
 
@@ -21,8 +21,12 @@ function groupBy<T>(rows: T[], key: (row: T) => number, keys: readonly number[])
 
 export interface CatalogLoaders {
   product: DataLoader<number, Product | null>;
+  /** Products with their styles, photos and skus embedded, fetched in one statement. */
+  productWithStyles: DataLoader<number, Product | null>;
   features: DataLoader<number, Feature[]>;
   styles: DataLoader<number, Style[]>;
+  /** Styles with their photos and skus embedded, fetched in one statement. */
+  stylesWithMedia: DataLoader<number, Style[]>;
   photos: DataLoader<number, Photo[]>;
   skus: DataLoader<number, Sku[]>;
   related: DataLoader<number, Related[]>;
@@ -37,10 +41,17 @@ export function createLoaders(queries: CatalogQueries): CatalogLoaders {
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   }, options);
+  const productWithStyles = new DataLoader<number, Product | null>(async (ids) => {
+    const rows = await queries.productsWithStylesByIds(ids);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }, options);
   return {
     product,
+    productWithStyles,
     features: new DataLoader(async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids), options),
     styles: new DataLoader(async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids), options),
+    stylesWithMedia: new DataLoader(async (ids) => groupBy(await queries.stylesWithMediaByProductIds(ids), (r) => r.productId, ids), options),
     photos: new DataLoader(async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids), options),
     skus: new DataLoader(async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids), options),
     related: new DataLoader(async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids), options),

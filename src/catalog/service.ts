@@ -1,8 +1,14 @@
 // Writes to the catalogue. Each runs in one transaction; after it commits,
 // listeners (the response cache, later) hear which products changed.
 import type { Prisma } from '../db/prisma.ts';
-import type { Product } from './queries.ts';
+import type { Product as ProductModel } from '../generated/prisma/client.ts';
+import { formatMoney } from './money.ts';
+import type { Product } from './types.ts';
 import { NotFoundError, type ProductWrite } from './validation.ts';
+
+function toProduct(model: ProductModel): Product {
+  return { ...model, defaultPrice: formatMoney(model.defaultPrice) };
+}
 
 export type ProductChangeListener = (productIds: number[]) => Promise<void> | void;
 
@@ -30,7 +36,7 @@ export class CatalogService {
       },
     });
     await this.changed([product.id]);
-    return product;
+    return toProduct(product);
   }
 
   async updateProduct(id: number, write: ProductWrite): Promise<Product> {
@@ -45,7 +51,7 @@ export class CatalogService {
       return tx.product.update({ where: { id }, data: fields });
     });
     await this.changed([id]);
-    return product;
+    return toProduct(product);
   }
 
   async deleteProduct(id: number): Promise<void> {

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { Product as ProductModel, Feature as FeatureModel, Style as StyleModel, Photo as PhotoModel, Sku as SkuModel } from '../prisma/client.ts';
+import type { Product as ProductModel, Feature as FeatureModel, Style as StyleModel, Photo as PhotoModel, Sku as SkuModel } from '../../catalog/types.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;

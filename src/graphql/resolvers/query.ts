@@ -2,6 +2,9 @@
 import type { QueryResolvers } from '../../generated/graphql/resolvers.ts';
 import { badInput } from '../errors.ts';
 import { decodeCursor, encodeCursor, parseId } from '../ids.ts';
+import { selectsAny } from '../lookahead.ts';
+
+const STYLE_FIELDS = new Set(['styles', 'defaultStyle']);
 
 const MAX_IDS = 100;
 
@@ -13,7 +16,9 @@ function positive(value: number | null | undefined, name: string, fallback: numb
 }
 
 export const Query: QueryResolvers = {
-  product: (_root, { id }, { loaders }) => loaders.product.load(parseId(id)),
+  // A product page (product + styles + photos + skus) is one statement.
+  product: (_root, { id }, { loaders }, info) =>
+    (selectsAny(info, STYLE_FIELDS) ? loaders.productWithStyles : loaders.product).load(parseId(id)),
 
   products: async (_root, { page, count }, { queries, loaders, limits }) => {
     const rows = await queries.productPage(positive(page, 'page', 1), positive(count, 'count', 5, limits.maxPageSize));

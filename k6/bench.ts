@@ -1,0 +1,175 @@
+// npm run bench -- [--scale <f>] [--rate <req/s>] [--duration <k6 duration>] [--scenario <name> ...]
+//
+// Builds k6 if it is missing, makes sure a catalogue of the requested scale is
+// loaded in the `<database>_bench` database, starts the API on it (response
+// cache off), runs each k6 scenario at a constant arrival rate and prints one
+// table: achieved requests per second, latency percentiles, error rate and SQL
+// statements per request. Raw k6 summaries go to .data/bench/results/.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { UsageError, runCommand } from '../src/commands/run.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { generateCatalogue, readManifest } from '../etl/generate/generate.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const K6_VERSION = 'v1.8.1';
+const K6_BIN = process.env.K6_BIN ?? path.join(os.homedir(), '.cache', 'catalogue-api', 'bin', 'k6');
+const SCENARIOS = ['graphql-product-styles'];
+
+function ensureK6(): string {
+  if (fs.existsSync(K6_BIN)) return K6_BIN;
+  console.log(`building k6 ${K6_VERSION} into ${path.dirname(K6_BIN)} (about 3 minutes, once)`);
+  const result = spawnSync('go', ['install', `go.k6.io/k6@${K6_VERSION}`], {
+    stdio: 'inherit', env: { ...process.env, GOBIN: path.dirname(K6_BIN), PATH: `${process.env.PATH}:/usr/local/go/bin` },
+  });
+  if (result.status !== 0 || !fs.existsSync(K6_BIN)) throw new UsageError('could not build k6: install Go, or set K6_BIN to a k6 binary');
+  return K6_BIN;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+function benchDatabaseUrl(url: string): { admin: string; bench: string; name: string } {
+  const name = `${new URL(url).pathname.slice(1) || 'postgres'}_bench`;
+  const admin = new URL(url); admin.pathname = '/postgres';
+  const bench = new URL(url); bench.pathname = `/${name}`;
+  return { admin: admin.toString(), bench: bench.toString(), name };
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Loads the catalogue at `scale` into the bench database unless it is already there. */
+async function ensureCatalogue(databaseUrl: string, scale: number, dataDir: string): Promise<number> {
+  const { admin, bench, name } = benchDatabaseUrl(databaseUrl);
+  const exists = await query(admin, `SELECT 1 FROM pg_database WHERE datname = '${name}'`);
+  if (exists.length === 0) await query(admin, `CREATE DATABASE "${name}"`);
+  const dir = path.join(dataDir, 'bench', `scale-${scale}`);
+  let manifest = readManifest(dir);
+  const loaded = await query<{ n: string }>(bench, `SELECT count(*) AS n FROM products`).catch(() => [{ n: '0' }]);
+  if (manifest?.scale === scale && Number(loaded[0]?.n) === manifest.expected.products) {
+    console.log(`using the scale-${scale} catalogue already in ${name} (${manifest.expected.products.toLocaleString('en-US')} products)`);
+    return manifest.expected.products;
+  }
+  if (manifest?.scale !== scale) {
+    console.log(`generating scale ${scale} into ${dir}`);
+    manifest = await generateCatalogue({ scale, seed: 1, out: dir });
+  }
+  console.log(`loading it into ${name}`);
+  const result = spawnSync(process.execPath, ['--max-old-space-size=128', path.join(ROOT, 'etl/load/cli.ts'), '--dir', dir, '--replace'], {
+    stdio: 'inherit', env: { ...process.env, DATABASE_URL: bench },
+  });
+  if (result.status !== 0) throw new Error('loading the bench catalogue failed');
+  return manifest.expected.products;
+}
+
+async function startServer(databaseUrl: string, port: number) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'src/main.ts')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (response.ok) return child;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill();
+  throw new Error('the API did not start within 30 s');
+}
+
+interface Row { scenario: string; rate: number; rps: number; p50: number; p95: number; p99: number; errors: number; dropped: number; sql: number | null }
+
+function runK6(k6: string, scenario: string, env: Record<string, string>, summaryFile: string): Row {
+  const result = spawnSync(k6, ['run', '--quiet', '--no-color', `--summary-export=${summaryFile}`, '--summary-trend-stats=avg,med,p(95),p(99),max', path.join(ROOT, 'k6/scenarios', `${scenario}.ts`)], {
+    stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env },
+  });
+  if (!fs.existsSync(summaryFile)) throw new Error(`k6 failed for ${scenario} (exit ${result.status})`);
+  const metrics = (JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as { metrics: Record<string, Record<string, number>> }).metrics;
+  const duration = metrics.http_req_duration ?? {};
+  return {
+    scenario,
+    rate: Number(env.RATE),
+    rps: metrics.http_reqs?.rate ?? 0,
+    p50: duration.med ?? NaN,
+    p95: duration['p(95)'] ?? NaN,
+    p99: duration['p(99)'] ?? NaN,
+    errors: metrics.http_req_failed?.value ?? 0,
+    dropped: metrics.dropped_iterations?.count ?? 0,
+    sql: metrics.sql_statements?.avg ?? null,
+  };
+}
+
+runCommand(async () => {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: {
+      scale: { type: 'string', default: '0.01' },
+      rate: { type: 'string', default: '2000' },
+      duration: { type: 'string', default: '30s' },
+      scenario: { type: 'string', multiple: true },
+    } }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const scale = Number(values.scale);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new UsageError('--scale must be a number above 0 and at most 1');
+  const scenarios = values.scenario ?? SCENARIOS;
+  for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
+  const config = loadConfig();
+  const k6 = ensureK6();
+  const database = await openDatabase(config, console.log);
+  const resultsDir = path.join(config.dataDir, 'bench', 'results', new Date().toISOString().replace(/[:.]/g, '-'));
+  fs.mkdirSync(resultsDir, { recursive: true });
+  const rows: Row[] = [];
+  try {
+    await ensureCatalogue(database.url, scale, config.dataDir);
+    const { bench } = benchDatabaseUrl(database.url);
+    const [{ max }] = await query<{ max: number }>(bench, 'SELECT max(id) AS max FROM products') as [{ max: number }];
+    const port = await freePort();
+    const server = await startServer(bench, port);
+    try {
+      for (const scenario of scenarios) {
+        const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(max), MAX_VUS: '400' };
+        console.log(`${scenario}: warming up`);
+        runK6(k6, scenario, { ...env, RATE: '200', DURATION: '5s' }, path.join(resultsDir, `${scenario}-warmup.json`));
+        console.log(`${scenario}: ${values.rate} req/s for ${values.duration}`);
+        rows.push(runK6(k6, scenario, { ...env, RATE: values.rate, DURATION: values.duration }, path.join(resultsDir, `${scenario}.json`)));
+      }
+    } finally {
+      server.kill('SIGTERM');
+    }
+  } finally {
+    await database.close();
+  }
+  const header = ['scenario', 'target/s', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'dropped', 'SQL/req'];
+  const table = rows.map((r) => [r.scenario, r.rate, r.rps.toFixed(0), r.p50.toFixed(2), r.p95.toFixed(2), r.p99.toFixed(2), `${(r.errors * 100).toFixed(2)}%`, r.dropped, r.sql === null ? '-' : r.sql.toFixed(2)].map(String));
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
+  console.log(`\nscale ${scale}, ${os.cpus().length} cores, k6 on the same machine, response cache off`);
+  for (const line of [header, ...table]) console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  fs.writeFileSync(path.join(resultsDir, 'summary.json'), `${JSON.stringify({ scale, rows }, null, 2)}\n`);
+  console.log(`\nraw results in ${resultsDir}`);
+});

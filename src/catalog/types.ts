@@ -1,0 +1,58 @@
+// The catalogue as the API layers see it. Prices are strings with exactly two
+// decimals, straight from Postgres numeric(10,2): they never become floats.
+
+export interface Product {
+  id: number;
+  name: string;
+  slogan: string;
+  description: string;
+  category: string;
+  defaultPrice: string;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Present when the product was fetched with its styles (and their photos and skus) in one statement. */
+  styles?: Style[];
+}
+
+export interface Feature {
+  id: number;
+  productId: number;
+  feature: string;
+  value: string | null;
+}
+
+export interface Photo {
+  url: string;
+  thumbnailUrl: string;
+}
+
+export interface Sku {
+  id: number;
+  size: string;
+  quantity: number;
+}
+
+export interface Style {
+  id: number;
+  productId: number;
+  name: string;
+  salePrice: string | null;
+  originalPrice: string;
+  isDefault: boolean;
+  /** Present when the style was fetched with its photos and skus in the same statement. */
+  photos?: Photo[];
+  skus?: Sku[];
+}
+
+export interface PhotoRow extends Photo {
+  styleId: number;
+}
+
+export interface SkuRow extends Sku {
+  styleId: number;
+}
+
+export interface Related {
+  currentProductId: number;
+  relatedProductId: number;
+}
