@@ -17,6 +17,10 @@ export interface Config {
   databasePoolSize: number;
   /** Largest `count`/`first` a client may ask for in one page. */
   maxPageSize: number;
+  /** `campus` value of legacy REST product objects. */
+  legacyCampus: string;
+  /** Legacy REST: styles without photos/skus get the live service's null placeholders (true) or [] and {} (false). */
+  legacyEmptyPlaceholders: boolean;
   /** Execute GraphQL with graphql-jit (compiled queries) instead of graphql-js. */
   graphqlJit: boolean;
   /** Show internal error details to clients (never in production). */
@@ -110,6 +114,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
+    legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
+    legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',
     graphqlJit: read.oneOf('GRAPHQL_JIT', 'on', ['on', 'off'] as const) === 'on',
     exposeErrors: false,
   };

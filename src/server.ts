@@ -4,12 +4,14 @@ import crypto from 'node:crypto';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createLoaders } from './catalog/loaders.ts';
+import { ProductPages } from './catalog/pages.ts';
 import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/prisma.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
+import { registerRestRoutes } from './rest/routes.ts';
 import { registerIde, sendIde } from './graphql/ide.ts';
 
 declare module 'fastify' {
@@ -23,6 +25,7 @@ export interface App {
   app: FastifyInstance;
   database: Database;
   service: CatalogService;
+  pages: ProductPages;
 }
 
 export async function buildServer(config: Config, databaseUrl: string): Promise<App> {
@@ -36,6 +39,10 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   const database = connectDatabase(databaseUrl, { poolSize: config.databasePoolSize });
   const queries = new CatalogQueries(database.pool);
   const service = new CatalogService(database.prisma);
+  const pages = new ProductPages(queries);
+  service.onProductsChanged((_ids, change) => {
+    if (change !== 'updated') pages.invalidate();
+  });
 
   app.decorateRequest('sqlStatements', null as unknown as { count: number });
   app.addHook('onRequest', async (request, reply) => {
@@ -55,6 +62,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     requestId: request.id,
     loaders: createLoaders(queries),
     queries,
+    pages,
     service,
     limits: { maxPageSize: config.maxPageSize },
   });
@@ -70,12 +78,20 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     if (wantsHtml) return sendIde(reply);
     return handler.call(this, request, reply);
   });
-  return { app, database, service };
+  await registerRestRoutes(app, {
+    queries, pages, service,
+    legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },
+    maxPageSize: config.maxPageSize,
+    counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
+  });
+  return { app, database, service, pages };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {
-  const { app } = await buildServer(config, databaseUrl);
+  const { app, pages } = await buildServer(config, databaseUrl);
   await app.listen({ host: config.host, port: config.port });
+  // Build the page anchors now rather than on the first listing request.
+  void pages.page(1, 1).catch(() => {});
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log(`GraphQL API on http://localhost:${port}/graphql (open it in a browser for the GraphiQL IDE)`);

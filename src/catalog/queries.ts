@@ -45,7 +45,10 @@ const STATEMENTS = {
   photosByStyleIds: `SELECT style_id AS "styleId", url, thumbnail_url AS "thumbnailUrl" FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`,
   skusByStyleIds: `SELECT style_id AS "styleId", id, size, quantity FROM skus WHERE style_id = ANY($1::int[]) ORDER BY id`,
   relatedByProductIds: `SELECT current_product_id AS "currentProductId", related_product_id AS "relatedProductId" FROM related WHERE current_product_id = ANY($1::int[]) ORDER BY id`,
-  productPage: `SELECT ${PRODUCT_COLUMNS} FROM products ORDER BY id OFFSET $1 LIMIT $2`,
+  // Legacy pages seek from an anchor id (see pages.ts), so OFFSET stays below the anchor spacing.
+  productPageFrom: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id >= $1 ORDER BY id OFFSET $2 LIMIT $3`,
+  // Every ANCHOR_SPACING-th product id, in order: an index-only scan of the primary key.
+  pageAnchors: `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) - 1 AS position FROM products) ranked WHERE position % $1 = 0 ORDER BY id`,
   productsAfter: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id > $1 ORDER BY id LIMIT $2`,
 } as const;
 
@@ -100,9 +103,14 @@ export class CatalogQueries {
     return this.run('relatedByProductIds', [ids]);
   }
 
-  /** The legacy page: `count` products from the `(page-1)*count + 1`-th on, in id order. */
-  productPage(page: number, count: number): Promise<Product[]> {
-    return this.run('productPage', [(page - 1) * count, count]);
+  /** `count` products in id order, skipping `skip` from the first id >= `fromId`. */
+  productPageFrom(fromId: number, skip: number, count: number): Promise<Product[]> {
+    return this.run('productPageFrom', [fromId, skip, count]);
+  }
+
+  /** The id at every `spacing`-th position of the catalogue in id order. */
+  async pageAnchors(spacing: number): Promise<number[]> {
+    return (await this.run<{ id: number }>('pageAnchors', [spacing])).map((row) => row.id);
   }
 
   /** Keyset pagination: `first` products with an id above `afterId`. */

@@ -10,7 +10,8 @@ function toProduct(model: ProductModel): Product {
   return { ...model, defaultPrice: formatMoney(model.defaultPrice) };
 }
 
-export type ProductChangeListener = (productIds: number[]) => Promise<void> | void;
+export type ProductChange = 'created' | 'updated' | 'deleted';
+export type ProductChangeListener = (productIds: number[], change: ProductChange) => Promise<void> | void;
 
 export class CatalogService {
   private readonly prisma: Prisma;
@@ -23,8 +24,8 @@ export class CatalogService {
     this.listeners.push(listener);
   }
 
-  private async changed(ids: number[]): Promise<void> {
-    for (const listener of this.listeners) await listener(ids);
+  private async changed(ids: number[], change: ProductChange): Promise<void> {
+    for (const listener of this.listeners) await listener(ids, change);
   }
 
   async createProduct(write: Required<Pick<ProductWrite, 'name' | 'slogan' | 'description' | 'category' | 'defaultPrice'>> & ProductWrite): Promise<Product> {
@@ -35,7 +36,7 @@ export class CatalogService {
         features: { create: (write.features ?? []).map((f) => ({ feature: f.feature, value: f.value })) },
       },
     });
-    await this.changed([product.id]);
+    await this.changed([product.id], 'created');
     return toProduct(product);
   }
 
@@ -50,7 +51,7 @@ export class CatalogService {
       }
       return tx.product.update({ where: { id }, data: fields });
     });
-    await this.changed([id]);
+    await this.changed([id], 'updated');
     return toProduct(product);
   }
 
@@ -62,6 +63,6 @@ export class CatalogService {
       if (count === 0) throw new NotFoundError(`product ${id} not found`);
       return referencing.map((r) => r.currentProductId);
     });
-    await this.changed([id, ...result]);
+    await this.changed([id, ...result], 'deleted');
   }
 }

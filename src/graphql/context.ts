@@ -1,5 +1,6 @@
 // What every resolver receives: the per-request loaders and the shared services.
 import type { CatalogLoaders } from '../catalog/loaders.ts';
+import type { ProductPages } from '../catalog/pages.ts';
 import type { CatalogQueries } from '../catalog/queries.ts';
 import type { CatalogService } from '../catalog/service.ts';
 
@@ -7,6 +8,7 @@ export interface GraphQLContext {
   requestId: string;
   loaders: CatalogLoaders;
   queries: CatalogQueries;
+  pages: ProductPages;
   service: CatalogService;
   limits: { maxPageSize: number };
 }

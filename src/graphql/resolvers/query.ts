@@ -20,8 +20,8 @@ export const Query: QueryResolvers = {
   product: (_root, { id }, { loaders }, info) =>
     (selectsAny(info, STYLE_FIELDS) ? loaders.productWithStyles : loaders.product).load(parseId(id)),
 
-  products: async (_root, { page, count }, { queries, loaders, limits }) => {
-    const rows = await queries.productPage(positive(page, 'page', 1), positive(count, 'count', 5, limits.maxPageSize));
+  products: async (_root, { page, count }, { pages, loaders, limits }) => {
+    const rows = await pages.page(positive(page, 'page', 1), positive(count, 'count', 5, limits.maxPageSize));
     loaders.primeProducts(rows);
     return rows;
   },

@@ -1,0 +1,61 @@
+// Legacy pagination (`page`, `count`: the (page-1)*count+1-th product on, in id
+// order) without OFFSET scans over a million rows. Every ANCHOR_SPACING-th id
+// is kept in memory; a page seeks to the anchor before its first position and
+// skips fewer than ANCHOR_SPACING rows from there. The anchors are rebuilt
+// (one index-only scan of the primary key) at once after a product is created
+// or deleted through this process, and in the background every REFRESH_MS for
+// changes made elsewhere (another instance, a reload), serving the previous
+// anchors meanwhile so no request waits for a periodic rebuild.
+import type { CatalogQueries, Product } from './queries.ts';
+
+export const ANCHOR_SPACING = 1000;
+const REFRESH_MS = 30_000;
+
+export class ProductPages {
+  private readonly queries: CatalogQueries;
+  private anchors: Promise<number[]> | undefined;
+  private builtAt = 0;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(queries: CatalogQueries) {
+    this.queries = queries;
+  }
+
+  /** Forget the anchors (products were created or deleted). */
+  invalidate(): void {
+    this.anchors = undefined;
+  }
+
+  private build(): Promise<number[]> {
+    this.builtAt = Date.now();
+    const building = this.queries.pageAnchors(ANCHOR_SPACING);
+    return building;
+  }
+
+  private async current(): Promise<number[]> {
+    if (!this.anchors) {
+      const building = this.build();
+      this.anchors = building;
+      // A failed build must not be cached.
+      building.catch(() => { if (this.anchors === building) this.anchors = undefined; });
+      return building;
+    }
+    if (!this.refreshing && Date.now() - this.builtAt > REFRESH_MS) {
+      const previous = this.anchors;
+      this.refreshing = this.build().then(
+        (fresh) => { if (this.anchors === previous) this.anchors = Promise.resolve(fresh); },
+        () => {},
+      ).finally(() => { this.refreshing = undefined; });
+    }
+    return this.anchors;
+  }
+
+  async page(page: number, count: number): Promise<Product[]> {
+    const position = (page - 1) * count;
+    if (!Number.isSafeInteger(position)) return [];
+    const anchors = await this.current();
+    const anchor = anchors[Math.floor(position / ANCHOR_SPACING)];
+    if (anchor === undefined) return [];
+    return this.queries.productPageFrom(anchor, position % ANCHOR_SPACING, count);
+  }
+}
