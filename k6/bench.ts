@@ -20,7 +20,7 @@ import { generateCatalogue, readManifest } from '../etl/generate/generate.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const K6_VERSION = 'v1.8.1';
 const K6_BIN = process.env.K6_BIN ?? path.join(os.homedir(), '.cache', 'catalogue-api', 'bin', 'k6');
-const SCENARIOS = ['graphql-product-styles'];
+const SCENARIOS = ['graphql-product-styles', 'rest-styles', 'rest-products-page'];
 
 function ensureK6(): string {
   if (fs.existsSync(K6_BIN)) return K6_BIN;
@@ -128,7 +128,7 @@ runCommand(async () => {
   try {
     ({ values } = parseArgs({ options: {
       scale: { type: 'string', default: '0.01' },
-      rate: { type: 'string', default: '2000' },
+      rate: { type: 'string', default: '1000' },
       duration: { type: 'string', default: '30s' },
       scenario: { type: 'string', multiple: true },
     } }));
@@ -146,14 +146,14 @@ runCommand(async () => {
   fs.mkdirSync(resultsDir, { recursive: true });
   const rows: Row[] = [];
   try {
-    await ensureCatalogue(database.url, scale, config.dataDir);
+    const products = await ensureCatalogue(database.url, scale, config.dataDir);
     const { bench } = benchDatabaseUrl(database.url);
     const [{ max }] = await query<{ max: number }>(bench, 'SELECT max(id) AS max FROM products') as [{ max: number }];
     const port = await freePort();
     const server = await startServer(bench, port);
     try {
       for (const scenario of scenarios) {
-        const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(max), MAX_VUS: '400' };
+        const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(max), PRODUCT_COUNT: String(products), MAX_VUS: '400' };
         console.log(`${scenario}: warming up`);
         runK6(k6, scenario, { ...env, RATE: '200', DURATION: '5s' }, path.join(resultsDir, `${scenario}-warmup.json`));
         console.log(`${scenario}: ${values.rate} req/s for ${values.duration}`);

@@ -12,6 +12,8 @@ import { connectDatabase, type Database } from './db/prisma.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
+import { registerOpenApi } from './rest/openapi.ts';
+import { registerDocs } from './rest/docs.ts';
 import { registerIde, sendIde } from './graphql/ide.ts';
 
 declare module 'fastify' {
@@ -84,6 +86,8 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     maxPageSize: config.maxPageSize,
     counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
   });
+  registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders });
+  registerDocs(app);
   return { app, database, service, pages };
 }
 
