@@ -13,6 +13,8 @@ export interface Config {
   host: string;
   port: number;
   nodeEnv: 'development' | 'production' | 'test';
+  /** HTTP server processes sharing the port (1 = serve in the main process). */
+  workers: number;
   /** Connections in this process's Postgres pool. */
   databasePoolSize: number;
   /** Largest `count`/`first` a client may ask for in one page. */
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: read.integer('PORT', 4000, 0, 65535),
     nodeEnv: read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
+    workers: read.integer('WORKERS', 1, 1, 64),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),

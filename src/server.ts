@@ -1,5 +1,6 @@
 // Builds the Fastify app: GraphQL at /graphql (POST and GET; the IDE for
 // browsers), health, and the shared catalogue services underneath.
+import cluster from 'node:cluster';
 import crypto from 'node:crypto';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -43,8 +44,18 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   const service = new CatalogService(database.prisma);
   const pages = new ProductPages(queries);
   service.onProductsChanged((_ids, change) => {
-    if (change !== 'updated') pages.invalidate();
+    if (change === 'updated') return;
+    pages.invalidate();
+    // In a cluster, the other workers' listing pages shift too (src/main.ts relays this).
+    if (cluster.isWorker) process.send?.({ type: 'catalogue-changed' });
   });
+  if (cluster.isWorker) {
+    const onMessage = (message: unknown) => {
+      if ((message as { type?: string })?.type === 'catalogue-changed') pages.invalidate();
+    };
+    process.on('message', onMessage);
+    app.addHook('onClose', async () => { process.off('message', onMessage); });
+  }
 
   app.decorateRequest('sqlStatements', null as unknown as { count: number });
   app.addHook('onRequest', async (request, reply) => {
