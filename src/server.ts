@@ -34,6 +34,13 @@ export interface App {
 export async function buildServer(config: Config, databaseUrl: string): Promise<App> {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    // A URL the router cannot even decode is bad input like any other: the
+    // legacy error shape, not Fastify's default body.
+    frameworkErrors: (error, _request, reply) => {
+      const status = typeof error.statusCode === 'number' && error.statusCode < 500 ? error.statusCode : 400;
+      const message = error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid (bad percent-encoding)' : error.message;
+      void (reply as unknown as { code(n: number): { send(body: unknown): unknown } }).code(status).send({ error: message });
+    },
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
@@ -43,6 +50,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   const queries = new CatalogQueries(database.pool);
   const service = new CatalogService(database.prisma);
   const pages = new ProductPages(queries);
+  await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
   service.onProductsChanged((_ids, change) => {
     if (change === 'updated') return;
     pages.invalidate();
@@ -103,10 +111,8 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {
-  const { app, pages } = await buildServer(config, databaseUrl);
+  const { app } = await buildServer(config, databaseUrl);
   await app.listen({ host: config.host, port: config.port });
-  // Build the page anchors now rather than on the first listing request.
-  void pages.page(1, 1).catch(() => {});
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log(`GraphQL API on http://localhost:${port}/graphql (open it in a browser for the GraphiQL IDE)`);

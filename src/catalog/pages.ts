@@ -6,6 +6,7 @@
 // or deleted through this process, and in the background every REFRESH_MS for
 // changes made elsewhere (another instance, a reload), serving the previous
 // anchors meanwhile so no request waits for a periodic rebuild.
+import { AsyncResource } from 'node:async_hooks';
 import type { CatalogQueries, Product } from './queries.ts';
 
 export const ANCHOR_SPACING = 1000;
@@ -21,15 +22,24 @@ export class ProductPages {
     this.queries = queries;
   }
 
+  /** Builds the anchors now (at start-up), so no request waits for them. */
+  async warm(): Promise<void> {
+    await this.current();
+  }
+
   /** Forget the anchors (products were created or deleted). */
   invalidate(): void {
     this.anchors = undefined;
   }
 
+  // Anchors are shared by every request, so building them is not charged to
+  // whichever request happened to need them first: they run in the async
+  // context this object was created in (server start-up), not the request's.
+  private readonly outsideRequests = new AsyncResource('ProductPages');
+
   private build(): Promise<number[]> {
     this.builtAt = Date.now();
-    const building = this.queries.pageAnchors(ANCHOR_SPACING);
-    return building;
+    return this.outsideRequests.runInAsyncScope(() => this.queries.pageAnchors(ANCHOR_SPACING));
   }
 
   private async current(): Promise<number[]> {

@@ -24,9 +24,14 @@ export interface OpenApiDocument {
   info: Record<string, unknown>;
   servers?: { url: string; description?: string }[];
   tags?: { name: string; description?: string }[];
-  paths: Record<string, Record<string, OperationObject>>;
+  paths: Record<string, PathItem>;
   components: { schemas: Record<string, JsonSchema>; parameters: Record<string, unknown>; responses: Record<string, unknown> };
 }
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export type PathItem = { parameters?: unknown[]; summary?: string; description?: string } & { [M in HttpMethod]?: OperationObject };
 
 export interface OperationObject {
   operationId: string;

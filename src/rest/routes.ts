@@ -60,7 +60,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
 
     scope.get('/products', (request) => counted(request, async () => {
       const page = positiveInt(query(request).page, 'page', { fallback: 1 });
-      const count = positiveInt(query(request).count, 'count', { fallback: 5, max: maxPageSize });
+      const count = positiveInt(query(request).count, 'count', { fallback: Math.min(5, maxPageSize), max: maxPageSize });
       const products = await pages.page(page, count);
       return products.map((p) => listItem(p, legacy));
     }));
