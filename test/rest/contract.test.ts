@@ -1,8 +1,21 @@
 // The legacy REST contract (../shared/legacy-api.md), byte for byte: every
 // expected body is built from the database rows in the contract's field order
-// and compared with the raw response text.
+// and compared with the raw response text. Every response is also validated
+// against the OpenAPI document (/openapi.json), so the docs cannot drift.
+import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { assertMatchesOpenApi } from '../support/openapi.ts';
+
+const withoutPlaceholders = buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders: false });
+
+function documented(method: string, url: string, response: { statusCode: number; body: string; headers: Record<string, unknown> }, document?: ReturnType<typeof buildOpenApiDocument>): void {
+  assertMatchesOpenApi({
+    method, path: url.split('?')[0]!, status: response.statusCode,
+    body: response.body ? JSON.parse(response.body) : undefined,
+    contentType: response.headers['content-type'] as string | undefined,
+  }, document);
+}
 
 let catalogue: TestCatalogue;
 let client: TestClient;
@@ -43,8 +56,9 @@ async function expectedStyles(id: number, placeholders = true) {
   return { product_id: String(id), results };
 }
 
-async function get(url: string, on: TestClient = client) {
+async function get(url: string, on: TestClient = client, document?: ReturnType<typeof buildOpenApiDocument>) {
   const response = await on.app.inject({ method: 'GET', url });
+  documented('GET', url, response, document);
   return { status: response.statusCode, raw: response.body, json: response.body ? JSON.parse(response.body) : undefined, headers: response.headers };
 }
 
@@ -145,7 +159,7 @@ describe('GET /products/:product_id/styles', () => {
     expect(legacy.raw).toContain('"photos":[{"thumbnail_url":null,"url":null}],"skus":{"null":{"quantity":null,"size":null}}');
     const clean = await createTestClient(catalogue.db.url, { env: { LEGACY_EMPTY_PLACEHOLDERS: 'off' } });
     try {
-      const response = await get(`/products/${id}/styles`, clean);
+      const response = await get(`/products/${id}/styles`, clean, withoutPlaceholders);
       expect(response.raw).toBe(JSON.stringify(await expectedStyles(id, false)));
       expect(response.raw).toContain('"photos":[],"skus":{}');
     } finally {
@@ -177,8 +191,11 @@ describe('GET /products/:product_id/related', () => {
 
 describe('writes', () => {
   const body = { name: 'Contract Tee', slogan: 'Tested', description: 'A product made by a test.', category: 'Shirts', default_price: '19.9', features: [{ feature: 'Fabric', value: 'Cotton' }, { feature: 'Organic', value: null }] };
-  const send = (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
-    client.app.inject({ method, url, payload: payload === undefined ? undefined : JSON.stringify(payload), headers: payload === undefined ? {} : { 'content-type': 'application/json' } });
+  const send = async (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) => {
+    const response = await client.app.inject({ method, url, payload: payload === undefined ? undefined : JSON.stringify(payload), headers: payload === undefined ? {} : { 'content-type': 'application/json' } });
+    documented(method, url, response);
+    return response;
+  };
 
   it('creates (201, the detail shape), and the product reads back at once over REST and GraphQL', async () => {
     const response = await send('POST', '/products', body);
@@ -232,6 +249,7 @@ describe('writes', () => {
   it('answers 400 for malformed JSON and 400 for an empty update, 404 for updating an unknown product', async () => {
     const malformed = await client.app.inject({ method: 'POST', url: '/products', payload: '{"name": ', headers: { 'content-type': 'application/json' } });
     expect(malformed.statusCode).toBe(400);
+    documented('POST', '/products', malformed);
     expect(JSON.parse(malformed.body)).toEqual({ error: 'request body is not valid JSON' });
     expect((await send('PUT', '/products/1', {})).statusCode).toBe(400);
     expect((await send('PUT', '/products/1000012', { name: 'x' })).statusCode).toBe(404);
