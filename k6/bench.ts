@@ -1,6 +1,8 @@
-// npm run bench -- [--scale <f>] [--rate <req/s>] [--duration <k6 duration>] [--scenario <name> ...]
+// npm run bench -- [--scale <f>] [--generator k6|wrk] [--rate <req/s>] [--connections <n>]
+//                   [--duration <time>] [--scenario <name> ...]
 //
-// Builds k6 if it is missing, makes sure a catalogue of the requested scale is
+// Builds k6 if it is missing (or uses wrk, a much lighter generator: on two
+// shared cores k6 itself takes as much CPU as the server), makes sure a catalogue of the requested scale is
 // loaded in the `<database>_bench` database, starts the API on it (response
 // cache off), runs each k6 scenario at a constant arrival rate and prints one
 // table: achieved requests per second, latency percentiles, error rate and SQL
@@ -101,7 +103,7 @@ async function startServer(databaseUrl: string, port: number) {
   throw new Error('the API did not start within 30 s');
 }
 
-interface Row { scenario: string; rate: number; rps: number; p50: number; p95: number; p99: number; errors: number; dropped: number; sql: number | null }
+interface Row { scenario: string; generator: string; load: string; rps: number; p50: number; p95: number; p99: number; errors: number; dropped: number; sql: number | null }
 
 function runK6(k6: string, scenario: string, env: Record<string, string>, summaryFile: string): Row {
   const result = spawnSync(k6, ['run', '--quiet', '--no-color', `--summary-export=${summaryFile}`, '--summary-trend-stats=avg,med,p(95),p(99),max', path.join(ROOT, 'k6/scenarios', `${scenario}.ts`)], {
@@ -112,7 +114,8 @@ function runK6(k6: string, scenario: string, env: Record<string, string>, summar
   const duration = metrics.http_req_duration ?? {};
   return {
     scenario,
-    rate: Number(env.RATE),
+    generator: 'k6',
+    load: `${env.RATE}/s`,
     rps: metrics.http_reqs?.rate ?? 0,
     p50: duration.med ?? NaN,
     p95: duration['p(95)'] ?? NaN,
@@ -123,12 +126,69 @@ function runK6(k6: string, scenario: string, env: Record<string, string>, summar
   };
 }
 
+/** wrk prints durations as 2.21ms, 850.00us or 1.02s. */
+function milliseconds(text: string | undefined): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(text ?? '');
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+function wrkSeconds(duration: string): string {
+  return /^\d+$/.test(duration) ? `${duration}s` : duration;
+}
+
+function runWrk(scenario: string, env: Record<string, string>, connections: number, duration: string, outputFile: string): Row {
+  const result = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${wrkSeconds(duration)}`, '--latency', '-s', path.join(ROOT, 'k6/wrk', `${scenario}.lua`), env.BASE_URL as string], {
+    encoding: 'utf8', env: { ...process.env, ...env },
+  });
+  if (result.error || result.status !== 0) throw new UsageError(`wrk failed for ${scenario}: ${result.error?.message ?? result.stderr}; install it with apt-get install wrk`);
+  fs.writeFileSync(outputFile, result.stdout);
+  const out = result.stdout;
+  const percentile = (p: string) => milliseconds(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1]);
+  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  // Unknown ids are not generated (ids are dense), so any non-2xx is a failure.
+  const failures = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+    + (socketErrors ? socketErrors.slice(1).reduce((n, v) => n + Number(v), 0) : 0);
+  return {
+    scenario, generator: 'wrk', load: `${connections} conn`,
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50: percentile('50'), p95: Number.NaN, p99: percentile('99'),
+    errors: total > 0 ? failures / total : 0, dropped: 0, sql: null,
+  };
+}
+
+/**
+ * SQL statements per request for a wrk scenario, from the x-sql-statements
+ * header of a sample of the same requests (wrk's per-response Lua hook would
+ * cost the generator more CPU than the measurement is worth).
+ */
+async function sampleStatements(scenario: string, baseUrl: string, idMax: number, products: number): Promise<number> {
+  const query = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
+  let sum = 0;
+  const samples = 50;
+  for (let i = 0; i < samples; i++) {
+    const id = 1 + Math.floor(Math.random() * idMax);
+    const response = scenario === 'graphql-product-styles'
+      ? await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { id: String(id) } }) })
+      : scenario === 'rest-styles'
+        ? await fetch(`${baseUrl}/products/${id}/styles`)
+        : await fetch(`${baseUrl}/products?page=${1 + Math.floor(Math.random() * Math.ceil(products / 5))}&count=5`);
+    await response.arrayBuffer();
+    sum += Number(response.headers.get('x-sql-statements'));
+  }
+  return sum / samples;
+}
+
 runCommand(async () => {
   let values;
   try {
     ({ values } = parseArgs({ options: {
       scale: { type: 'string', default: '0.01' },
       rate: { type: 'string', default: '1000' },
+      generator: { type: 'string', default: 'k6' },
+      connections: { type: 'string', default: '20' },
       duration: { type: 'string', default: '30s' },
       scenario: { type: 'string', multiple: true },
     } }));
@@ -140,7 +200,10 @@ runCommand(async () => {
   const scenarios = values.scenario ?? SCENARIOS;
   for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
   const config = loadConfig();
-  const k6 = ensureK6();
+  if (values.generator !== 'k6' && values.generator !== 'wrk') throw new UsageError('--generator must be k6 or wrk');
+  const connections = Number(values.connections);
+  if (!Number.isInteger(connections) || connections < 1) throw new UsageError('--connections must be a positive integer');
+  const k6 = values.generator === 'k6' ? ensureK6() : '';
   const database = await openDatabase(config, console.log);
   const resultsDir = path.join(config.dataDir, 'bench', 'results', new Date().toISOString().replace(/[:.]/g, '-'));
   fs.mkdirSync(resultsDir, { recursive: true });
@@ -155,6 +218,14 @@ runCommand(async () => {
       for (const scenario of scenarios) {
         const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(max), PRODUCT_COUNT: String(products), MAX_VUS: '400' };
         console.log(`${scenario}: warming up`);
+        if (values.generator === 'wrk') {
+          runWrk(scenario, env, connections, '10s', path.join(resultsDir, `${scenario}-warmup.txt`));
+          console.log(`${scenario}: wrk, ${connections} connections for ${values.duration}`);
+          const row = runWrk(scenario, env, connections, values.duration, path.join(resultsDir, `${scenario}.txt`));
+          row.sql = await sampleStatements(scenario, env.BASE_URL, max, products);
+          rows.push(row);
+          continue;
+        }
         runK6(k6, scenario, { ...env, RATE: '200', DURATION: '5s' }, path.join(resultsDir, `${scenario}-warmup.json`));
         console.log(`${scenario}: ${values.rate} req/s for ${values.duration}`);
         rows.push(runK6(k6, scenario, { ...env, RATE: values.rate, DURATION: values.duration }, path.join(resultsDir, `${scenario}.json`)));
@@ -165,10 +236,10 @@ runCommand(async () => {
   } finally {
     await database.close();
   }
-  const header = ['scenario', 'target/s', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'dropped', 'SQL/req'];
-  const table = rows.map((r) => [r.scenario, r.rate, r.rps.toFixed(0), r.p50.toFixed(2), r.p95.toFixed(2), r.p99.toFixed(2), `${(r.errors * 100).toFixed(2)}%`, r.dropped, r.sql === null ? '-' : r.sql.toFixed(2)].map(String));
+  const header = ['scenario', 'generator', 'load', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'dropped', 'SQL/req'];
+  const table = rows.map((r) => [r.scenario, r.generator, r.load, r.rps.toFixed(0), r.p50.toFixed(2), Number.isNaN(r.p95) ? '-' : r.p95.toFixed(2), r.p99.toFixed(2), `${(r.errors * 100).toFixed(2)}%`, r.dropped, r.sql === null ? '-' : r.sql.toFixed(2)].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  console.log(`\nscale ${scale}, ${os.cpus().length} cores, k6 on the same machine, response cache off`);
+  console.log(`\nscale ${scale}, ${os.cpus().length} cores, ${values.generator} on the same machine, one server process, response cache off`);
   for (const line of [header, ...table]) console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
   fs.writeFileSync(path.join(resultsDir, 'summary.json'), `${JSON.stringify({ scale, rows }, null, 2)}\n`);
   console.log(`\nraw results in ${resultsDir}`);

@@ -1,4 +1,4 @@
--- wrk script: the nested product query (k6/operations.graphql ProductWithStyles) for random ids.
+-- wrk: the nested product query (ProductWithStyles in k6/operations.graphql) for random ids.
 local id_max = tonumber(os.getenv("ID_MAX") or "10000")
 math.randomseed(os.time())
 local query = "query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }"

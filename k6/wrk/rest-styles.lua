@@ -1,4 +1,4 @@
--- wrk script: GET /products/:id/styles for random ids in [1, ID_MAX].
+-- wrk: GET /products/:id/styles for random ids in [1, ID_MAX] (the k6 rest-styles scenario).
 local id_max = tonumber(os.getenv("ID_MAX") or "10000")
 math.randomseed(os.time())
 request = function()
