@@ -2,15 +2,9 @@
 // `GET /graphql` from a browser gets the page (see server.ts), and its scripts
 // and styles come from node_modules under /graphql/assets/, never from a CDN.
 //
-// Only the files listed in ASSETS are served. Their public names carry the
-// package version (or a content hash), so they can be cached for a year.
-import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import zlib from 'node:zlib';
+// Asset whitelisting, caching and security headers: src/http/browser-page.ts.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { CSS, JS, type PageAsset, assetTags, ownScript, packageAsset, registerAssets, sendPage } from '../http/browser-page.ts';
 
 export const IDE_ASSET_PREFIX = '/graphql/assets/';
 
@@ -36,9 +30,6 @@ query ProductWithStyles {
   }
 }
 `;
-
-const JS = 'text/javascript; charset=utf-8';
-const CSS = 'text/css; charset=utf-8';
 
 // Starts GraphiQL. A file of its own (not an inline script) so the page's CSP
 // can forbid inline scripts. It POSTs to /graphql on the same origin and sends
@@ -73,68 +64,22 @@ const BOOT_SCRIPT = `'use strict';
 })();
 `;
 
-interface AssetSource {
-  /** Public file name under IDE_ASSET_PREFIX. */
-  name: string;
-  contentType: string;
-  load: () => Promise<Buffer>;
-}
+let assets: PageAsset[] | undefined;
 
-interface LoadedAsset {
-  body: Buffer;
-  gzip: Buffer | undefined;
-  etag: string;
-}
-
-const require = createRequire(import.meta.url);
-
-function packageFile(pkg: string, file: string): { version: string; load: () => Promise<Buffer> } {
-  const manifest = require.resolve(`${pkg}/package.json`);
-  const { version } = require(manifest) as { version: string };
-  return { version, load: () => fs.readFile(path.join(path.dirname(manifest), file)) };
-}
-
-function fromPackage(pkg: string, file: string, name: (version: string) => string, contentType: string): AssetSource {
-  const { version, load } = packageFile(pkg, file);
-  return { name: name(version), contentType, load };
-}
-
-let sources: AssetSource[] | undefined;
-
-function assetSources(): AssetSource[] {
-  sources ??= listAssetSources();
-  return sources;
-}
-
-function listAssetSources(): AssetSource[] {
-  const boot = Buffer.from(BOOT_SCRIPT);
-  const bootHash = crypto.createHash('sha256').update(boot).digest('hex').slice(0, 12);
-  return [
-    fromPackage('react', 'umd/react.production.min.js', (v) => `react-${v}.production.min.js`, JS),
-    fromPackage('react-dom', 'umd/react-dom.production.min.js', (v) => `react-dom-${v}.production.min.js`, JS),
-    fromPackage('graphiql', 'graphiql.min.js', (v) => `graphiql-${v}.min.js`, JS),
-    fromPackage('graphiql', 'graphiql.min.css', (v) => `graphiql-${v}.min.css`, CSS),
-    { name: `ide-${bootHash}.js`, contentType: JS, load: async () => boot },
+function ideAssets(): PageAsset[] {
+  assets ??= [
+    packageAsset('react', 'umd/react.production.min.js', (v) => `react-${v}.production.min.js`, JS, 'script'),
+    packageAsset('react-dom', 'umd/react-dom.production.min.js', (v) => `react-dom-${v}.production.min.js`, JS, 'script'),
+    packageAsset('graphiql', 'graphiql.min.js', (v) => `graphiql-${v}.min.js`, JS, 'script'),
+    packageAsset('graphiql', 'graphiql.min.css', (v) => `graphiql-${v}.min.css`, CSS, 'style'),
+    ownScript('ide', BOOT_SCRIPT),
   ];
+  return assets;
 }
 
-const gzip = promisify(zlib.gzip);
-
-async function loadAsset(source: AssetSource): Promise<LoadedAsset> {
-  const body = await source.load();
-  const compressed = body.length > 1024 ? await gzip(body, { level: 9 }) : undefined;
-  const etag = `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-  return { body, gzip: compressed && compressed.length < body.length ? compressed : undefined, etag };
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function renderPage(assets: AssetSource[]): string {
-  const url = (source: AssetSource) => escapeHtml(IDE_ASSET_PREFIX + encodeURIComponent(source.name));
-  const styles = assets.filter((a) => a.contentType === CSS).map((a) => `  <link rel="stylesheet" href="${url(a)}">`);
-  const scripts = assets.filter((a) => a.contentType === JS).map((a) => `  <script defer src="${url(a)}"></script>`);
+function renderPage(assets: PageAsset[]): string {
+  const styles = assetTags(IDE_ASSET_PREFIX, assets.filter((a) => a.role === 'style'));
+  const scripts = assetTags(IDE_ASSET_PREFIX, assets.filter((a) => a.role === 'script'));
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -142,9 +87,9 @@ function renderPage(assets: AssetSource[]): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="referrer" content="no-referrer">
   <title>GraphiQL · Catalogue API</title>
-${styles.join('\n')}
+${styles}
   <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
-${scripts.join('\n')}
+${scripts}
 </head>
 <body>
   <div id="graphiql"><noscript>The GraphiQL IDE needs JavaScript. The API itself answers POST /graphql.</noscript></div>
@@ -153,67 +98,15 @@ ${scripts.join('\n')}
 `;
 }
 
-/**
- * Scripts only from this origin (no inline script, no eval). GraphiQL and
- * CodeMirror set style attributes, so inline styles are allowed; its fonts and
- * icons are data: URLs inside the stylesheet. Requests only to this origin.
- */
-export const IDE_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "font-src 'self' data:",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
 let ideHtml: string | undefined;
 
 /** Sends the IDE page. The GET /graphql route calls this for browsers. */
 export function sendIde(reply: FastifyReply): FastifyReply {
-  ideHtml ??= renderPage(assetSources());
-  return reply
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-cache')
-    .header('vary', 'accept')
-    .header('content-security-policy', IDE_CONTENT_SECURITY_POLICY)
-    .header('x-content-type-options', 'nosniff')
-    .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
-    .header('cross-origin-opener-policy', 'same-origin')
-    .header('cross-origin-resource-policy', 'same-origin')
-    .send(ideHtml);
+  ideHtml ??= renderPage(ideAssets());
+  return sendPage(reply.header('vary', 'accept'), ideHtml);
 }
 
 /** Serves the IDE's whitelisted assets under /graphql/assets/. */
 export function registerIde(app: FastifyInstance): void {
-  const byName = new Map(assetSources().map((source) => [source.name, source]));
-  // Read (and compress) each file once, on first request.
-  const loaded = new Map<string, Promise<LoadedAsset>>();
-
-  app.get<{ Params: { name: string } }>(`${IDE_ASSET_PREFIX}:name`, async (request, reply) => {
-    const source = byName.get(request.params.name);
-    if (!source) return reply.callNotFound();
-    let pending = loaded.get(source.name);
-    if (!pending) {
-      pending = loadAsset(source);
-      loaded.set(source.name, pending);
-      pending.catch(() => loaded.delete(source.name));
-    }
-    const asset = await pending;
-    reply
-      .type(source.contentType)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('etag', asset.etag)
-      .header('vary', 'accept-encoding')
-      .header('x-content-type-options', 'nosniff')
-      .header('cross-origin-resource-policy', 'same-origin');
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    const acceptsGzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-    if (asset.gzip && acceptsGzip) return reply.header('content-encoding', 'gzip').send(asset.gzip);
-    return reply.send(asset.body);
-  });
+  registerAssets(app, IDE_ASSET_PREFIX, ideAssets());
 }
