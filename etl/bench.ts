@@ -14,6 +14,7 @@ import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { loadConfig } from '../src/config.ts';
 import { UsageError, runCommand } from '../src/commands/run.ts';
+import { ensureBenchDatabase } from '../src/db/bench-database.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { readMigrations } from '../src/db/migrate.ts';
 import { generateCatalogue, readManifest } from './generate/generate.ts';
@@ -21,25 +22,6 @@ import type { LoadSummary } from './load/load.ts';
 import { TABLES } from './load/tables.ts';
 
 const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--regenerate]';
-
-function benchUrl(url: string): { admin: string; bench: string; name: string } {
-  const parsed = new URL(url);
-  const name = `${parsed.pathname.slice(1) || 'postgres'}_bench`;
-  const admin = new URL(url); admin.pathname = '/postgres';
-  const bench = new URL(url); bench.pathname = `/${name}`;
-  return { admin: admin.toString(), bench: bench.toString(), name };
-}
-
-async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!rowCount) await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-}
 
 function runLoader(databaseUrl: string, dir: string, summaryFile: string): Promise<void> {
   const loader = path.resolve(import.meta.dirname, 'load/cli.ts');
@@ -143,8 +125,7 @@ runCommand(async () => {
 
   const database = await openDatabase(config, console.log);
   try {
-    const { admin, bench, name } = benchUrl(database.url);
-    await ensureDatabase(admin, name);
+    const { url: bench, name } = await ensureBenchDatabase(database.url);
     console.log(`\nloading into database ${name}`);
     const summaryFile = path.join(dir, 'load-summary.json');
     const loadStarted = performance.now();

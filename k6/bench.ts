@@ -9,14 +9,15 @@
 // statements per request. Raw k6 summaries go to .data/bench/results/.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { UsageError, runCommand } from '../src/commands/run.ts';
+import { ensureBenchDatabase } from '../src/db/bench-database.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { freePort } from '../src/util/free-port.ts';
 import { generateCatalogue, readManifest } from '../etl/generate/generate.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -34,24 +35,6 @@ function ensureK6(): string {
   return K6_BIN;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
-}
-
-function benchDatabaseUrl(url: string): { admin: string; bench: string; name: string } {
-  const name = `${new URL(url).pathname.slice(1) || 'postgres'}_bench`;
-  const admin = new URL(url); admin.pathname = '/postgres';
-  const bench = new URL(url); bench.pathname = `/${name}`;
-  return { admin: admin.toString(), bench: bench.toString(), name };
-}
-
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -63,10 +46,7 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 }
 
 /** Loads the catalogue at `scale` into the bench database unless it is already there. */
-async function ensureCatalogue(databaseUrl: string, scale: number, dataDir: string): Promise<number> {
-  const { admin, bench, name } = benchDatabaseUrl(databaseUrl);
-  const exists = await query(admin, `SELECT 1 FROM pg_database WHERE datname = '${name}'`);
-  if (exists.length === 0) await query(admin, `CREATE DATABASE "${name}"`);
+async function ensureCatalogue(bench: string, name: string, scale: number, dataDir: string): Promise<number> {
   const dir = path.join(dataDir, 'bench', `scale-${scale}`);
   let manifest = readManifest(dir);
   const loaded = await query<{ n: string }>(bench, `SELECT count(*) AS n FROM products`).catch(() => [{ n: '0' }]);
@@ -209,8 +189,8 @@ runCommand(async () => {
   fs.mkdirSync(resultsDir, { recursive: true });
   const rows: Row[] = [];
   try {
-    const products = await ensureCatalogue(database.url, scale, config.dataDir);
-    const { bench } = benchDatabaseUrl(database.url);
+    const { url: bench, name } = await ensureBenchDatabase(database.url);
+    const products = await ensureCatalogue(bench, name, scale, config.dataDir);
     const [{ max }] = await query<{ max: number }>(bench, 'SELECT max(id) AS max FROM products') as [{ max: number }];
     const port = await freePort();
     const server = await startServer(bench, port);

@@ -1,0 +1,27 @@
+// Benchmarks run on a database of their own, `<database>_bench`, on the same
+// server: they replace its catalogue freely and never touch the one you use.
+import pg from 'pg';
+
+export interface BenchDatabase {
+  /** The bench database's URL. */
+  url: string;
+  name: string;
+}
+
+/** Creates `<database>_bench` beside the database of `url` if it does not exist. */
+export async function ensureBenchDatabase(url: string): Promise<BenchDatabase> {
+  const name = `${new URL(url).pathname.slice(1) || 'postgres'}_bench`;
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const bench = new URL(url);
+  bench.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  return { url: bench.toString(), name };
+}
