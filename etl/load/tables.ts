@@ -61,6 +61,14 @@ function checkId(fields: string[], seen: IdSet): number | Rejection {
   return id;
 }
 
+/** A reference to a parent row that must already be loaded (a product or a style). */
+function parentRef(text: string, column: string, parents: IdSet, parentName: string): number | Rejection {
+  const id = positiveInt(text);
+  if (id === undefined) return new Rejection(`${column} "${text}" is not a positive integer`);
+  if (!parents.has(id)) return new Rejection(`${parentName} ${id} does not exist`);
+  return id;
+}
+
 function requiredText(value: string, column: string): string | Rejection {
   return value.length === 0 ? new Rejection(`${column} is empty`) : copyText(value);
 }
@@ -91,9 +99,8 @@ export const TABLES: TableSpec[] = [
     clean(f, raw, loaded, seen) {
       const id = checkId(f, seen);
       if (id instanceof Rejection) return id;
-      const productId = positiveInt(f[1] as string);
-      if (productId === undefined) return new Rejection(`product_id "${f[1]}" is not a positive integer`);
-      if (!loaded.products.has(productId)) return new Rejection(`product ${productId} does not exist`);
+      const productId = parentRef(f[1] as string, 'product_id', loaded.products, 'product');
+      if (productId instanceof Rejection) return productId;
       const feature = requiredText(f[2] as string, 'feature');
       if (feature instanceof Rejection) return feature;
       // The bare word null means SQL NULL; the quoted string "null" is a value.
@@ -109,9 +116,8 @@ export const TABLES: TableSpec[] = [
     clean(f, _raw, loaded, seen) {
       const id = checkId(f, seen);
       if (id instanceof Rejection) return id;
-      const productId = positiveInt(f[1] as string);
-      if (productId === undefined) return new Rejection(`productId "${f[1]}" is not a positive integer`);
-      if (!loaded.products.has(productId)) return new Rejection(`product ${productId} does not exist`);
+      const productId = parentRef(f[1] as string, 'productId', loaded.products, 'product');
+      if (productId instanceof Rejection) return productId;
       const name = requiredText(f[2] as string, 'name');
       if (name instanceof Rejection) return name;
       const saleText = (f[3] as string).trim();
@@ -134,9 +140,8 @@ export const TABLES: TableSpec[] = [
     clean(f, _raw, loaded, seen) {
       const id = checkId(f, seen);
       if (id instanceof Rejection) return id;
-      const styleId = positiveInt(f[1] as string);
-      if (styleId === undefined) return new Rejection(`styleId "${f[1]}" is not a positive integer`);
-      if (!loaded.styles.has(styleId)) return new Rejection(`style ${styleId} does not exist`);
+      const styleId = parentRef(f[1] as string, 'styleId', loaded.styles, 'style');
+      if (styleId instanceof Rejection) return styleId;
       const url = f[2] as string;
       const thumbnailUrl = f[3] as string;
       if (!URL_PATTERN.test(url)) return new Rejection('url is not an http(s) URL');
@@ -152,9 +157,8 @@ export const TABLES: TableSpec[] = [
     clean(f, _raw, loaded, seen) {
       const id = checkId(f, seen);
       if (id instanceof Rejection) return id;
-      const styleId = positiveInt(f[1] as string);
-      if (styleId === undefined) return new Rejection(`styleId "${f[1]}" is not a positive integer`);
-      if (!loaded.styles.has(styleId)) return new Rejection(`style ${styleId} does not exist`);
+      const styleId = parentRef(f[1] as string, 'styleId', loaded.styles, 'style');
+      if (styleId instanceof Rejection) return styleId;
       const size = requiredText(f[2] as string, 'size');
       if (size instanceof Rejection) return size;
       const quantityText = (f[3] as string).trim();
@@ -170,9 +174,8 @@ export const TABLES: TableSpec[] = [
     clean(f, _raw, loaded, seen) {
       const id = checkId(f, seen);
       if (id instanceof Rejection) return id;
-      const current = positiveInt(f[1] as string);
-      if (current === undefined) return new Rejection(`current_product_id "${f[1]}" is not a positive integer`);
-      if (!loaded.products.has(current)) return new Rejection(`product ${current} does not exist`);
+      const current = parentRef(f[1] as string, 'current_product_id', loaded.products, 'product');
+      if (current instanceof Rejection) return current;
       if ((f[2] as string).trim() === '0') return new Rejection('related_product_id is 0');
       const related = positiveInt(f[2] as string);
       if (related === undefined) return new Rejection(`related_product_id "${f[2]}" is not a positive integer`);
