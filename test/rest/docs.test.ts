@@ -7,7 +7,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, openOfflinePage } from '../support/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCatalogue } from '../../etl/generate/generate.ts';
 import { loadCatalogue } from '../../etl/load/load.ts';
@@ -15,7 +16,6 @@ import { loadConfig } from '../../src/config.ts';
 import { buildServer, type App } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 
 /** A raw GET, so paths like /a/../b reach the server unnormalised (fetch would resolve them). */
 function rawGet(baseUrl: string, rawPath: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
@@ -43,7 +43,7 @@ describe('Swagger UI at GET /docs', () => {
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-docs-'));
-    const launching = chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-background-networking'] });
+    const launching = launchChromium();
     launching.catch(() => undefined); // awaited below; don't let an early failure go unhandled meanwhile
     db = await createTestDatabase();
     await generateCatalogue({ scale: 0.0001, seed: 1, out: dataDir, quiet: true });
@@ -137,21 +137,7 @@ describe('Swagger UI at GET /docs', () => {
   });
 
   it('works in Chromium with no external requests: operations listed, GET /products tried out with data from the database', async () => {
-    const context = await browser!.newContext();
-    const external: string[] = [];
-    await context.route('**/*', (route) => {
-      const url = new URL(route.request().url());
-      if (url.protocol === 'data:' || url.protocol === 'blob:' || ['127.0.0.1', 'localhost'].includes(url.hostname)) return route.continue();
-      external.push(url.href);
-      return route.abort();
-    });
-    const problems: string[] = [];
-    const page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('requestfailed', (request) => problems.push(`requestfailed: ${request.url()}`));
+    const { context, page, external, problems } = await openOfflinePage(browser!);
     try {
       const response = await page.goto(`${baseUrl}/docs`);
       expect(response?.status()).toBe(200);
