@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openOfflinePage } from '../support/browser.ts';
+import { rawGet } from '../support/raw-http.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCatalogue } from '../../etl/generate/generate.ts';
 import { loadCatalogue } from '../../etl/load/load.ts';
@@ -17,20 +18,6 @@ import { buildServer, type App } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 
-/** A raw GET, so paths like /a/../b reach the server unnormalised (fetch would resolve them). */
-function rawGet(baseUrl: string, rawPath: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const request = http.request({ hostname, port, path: rawPath, method: 'GET' }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
 
 describe('Swagger UI at GET /docs', () => {
   let db: TestDatabase;
