@@ -15,6 +15,14 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   /** HTTP server processes sharing the port (1 = serve in the main process). */
   workers: number;
+  /** Redis for the shared response cache; undefined: an in-process cache. */
+  redisUrl: string | undefined;
+  /** Response cache for read routes. */
+  cache: boolean;
+  cacheTtlSeconds: number;
+  cachePrefix: string;
+  /** Longest a Redis command may take before the request goes to Postgres instead. */
+  redisTimeoutMs: number;
   /** Connections in this process's Postgres pool. */
   databasePoolSize: number;
   /** Largest `count`/`first` a client may ask for in one page. */
@@ -115,6 +123,11 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv: read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
     workers: read.integer('WORKERS', 1, 1, 64),
+    redisUrl: read.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
+    cache: read.oneOf('CACHE', 'on', ['on', 'off'] as const) === 'on',
+    cacheTtlSeconds: read.integer('CACHE_TTL_SECONDS', 300, 1, 7 * 24 * 3600),
+    cachePrefix: read.string('CACHE_PREFIX', 'catalogue:'),
+    redisTimeoutMs: read.integer('REDIS_TIMEOUT_MS', 100, 5, 10_000),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),

@@ -5,6 +5,8 @@ import crypto from 'node:crypto';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createLoaders } from './catalog/loaders.ts';
+import { createResponseCache } from './cache/create.ts';
+import { LISTING_TAG, productTag, type ResponseCache } from './cache/response-cache.ts';
 import { ProductPages } from './catalog/pages.ts';
 import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
@@ -29,6 +31,7 @@ export interface App {
   database: Database;
   service: CatalogService;
   pages: ProductPages;
+  cache: ResponseCache | undefined;
 }
 
 export async function buildServer(config: Config, databaseUrl: string): Promise<App> {
@@ -51,6 +54,13 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   const service = new CatalogService(database.prisma);
   const pages = new ProductPages(queries);
   await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
+  const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message));
+  if (cache) {
+    // After every committed write: drop the cached responses that show the
+    // changed products, and the listings when products appeared or vanished.
+    service.onProductsChanged((ids, change) => cache.invalidate([...ids.map(productTag), ...(change === 'updated' ? [] : [LISTING_TAG])]));
+    app.addHook('onClose', async () => cache.close());
+  }
   service.onProductsChanged((_ids, change) => {
     if (change === 'updated') return;
     pages.invalidate();
@@ -103,11 +113,12 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     queries, pages, service,
     legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },
     maxPageSize: config.maxPageSize,
+    cache,
     counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
   });
   registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders });
   registerDocs(app);
-  return { app, database, service, pages };
+  return { app, database, service, pages, cache };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {

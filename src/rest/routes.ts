@@ -2,6 +2,7 @@
 // pagination and write service as GraphQL: this file validates parameters,
 // asks the catalogue, and reshapes. It has no SQL of its own.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
 import { createLoaders } from '../catalog/loaders.ts';
 import type { ProductPages } from '../catalog/pages.ts';
 import type { CatalogQueries } from '../catalog/queries.ts';
@@ -16,6 +17,8 @@ export interface RestDependencies {
   service: CatalogService;
   legacy: LegacyOptions;
   maxPageSize: number;
+  /** The response cache for the read routes; undefined when it is off. */
+  cache: ResponseCache | undefined;
   /** Runs a handler inside the request's SQL statement count. */
   counted<T>(request: FastifyRequest, fn: () => Promise<T>): Promise<T>;
 }
@@ -23,12 +26,40 @@ export interface RestDependencies {
 /** REST field names for the write fields (the rest are the same in both). */
 const REST_NAMES = { defaultPrice: 'default_price' } as const;
 
+class ProductNotFound extends NotFoundError {
+  readonly id: number;
+  constructor(id: number) {
+    super(`product ${id} not found`);
+    this.id = id;
+  }
+}
+
 function notFound(id: number): NotFoundError {
-  return new NotFoundError(`product ${id} not found`);
+  return new ProductNotFound(id);
 }
 
 export async function registerRestRoutes(app: FastifyInstance, deps: RestDependencies): Promise<void> {
-  const { queries, pages, service, legacy, maxPageSize, counted } = deps;
+  const { queries, pages, service, legacy, maxPageSize, counted, cache } = deps;
+
+  /**
+   * A read route's answer, from the response cache when it is on. `produce`
+   * returns the body and the tags of the products it shows; an unknown
+   * product's 404 is cached too, tagged with that product.
+   */
+  async function cachedRead(request: FastifyRequest, reply: FastifyReply, produce: () => Promise<{ body: unknown; tags: string[] }>) {
+    const run = async () => {
+      try {
+        const { body, tags } = await produce();
+        return { status: 200, body: JSON.stringify(body), tags };
+      } catch (error) {
+        if (error instanceof ProductNotFound) return { status: 404, body: JSON.stringify({ error: error.message }), tags: [productTag(error.id)] };
+        throw error;
+      }
+    };
+    const response = cache ? await cache.fetch(`rest:${request.url}`, run) : { ...(await run()), hit: undefined };
+    if (response.hit !== undefined) reply.header('x-cache', response.hit ? 'hit' : 'miss');
+    return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
+  }
 
   async function detail(id: number) {
     const loaders = createLoaders(queries);
@@ -58,29 +89,38 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
     const productId = (request: FastifyRequest) => positiveInt((request.params as { product_id: string }).product_id, 'product_id');
 
-    scope.get('/products', (request) => counted(request, async () => {
+    scope.get('/products', (request, reply) => counted(request, async () => {
       const page = positiveInt(query(request).page, 'page', { fallback: 1 });
       const count = positiveInt(query(request).count, 'count', { fallback: Math.min(5, maxPageSize), max: maxPageSize });
-      const products = await pages.page(page, count);
-      return products.map((p) => listItem(p, legacy));
+      return cachedRead(request, reply, async () => {
+        const products = await pages.page(page, count);
+        return { body: products.map((p) => listItem(p, legacy)), tags: [LISTING_TAG, ...products.map((p) => productTag(p.id))] };
+      });
     }));
 
-    scope.get('/products/:product_id', (request) => counted(request, () => detail(productId(request))));
-
-    scope.get('/products/:product_id/styles', (request) => counted(request, async () => {
+    scope.get('/products/:product_id', (request, reply) => counted(request, async () => {
       const id = productId(request);
-      const product = await createLoaders(queries).productWithStyles.load(id);
-      if (!product) throw notFound(id);
-      return productStyles(id, product.styles ?? [], legacy);
+      return cachedRead(request, reply, async () => ({ body: await detail(id), tags: [productTag(id)] }));
     }));
 
-    scope.get('/products/:product_id/related', (request) => counted(request, async () => {
+    scope.get('/products/:product_id/styles', (request, reply) => counted(request, async () => {
       const id = productId(request);
-      const loaders = createLoaders(queries);
-      const [product, related] = await Promise.all([loaders.product.load(id), loaders.related.load(id)]);
-      if (!product) throw notFound(id);
-      // Foreign keys guarantee every related id exists; 0 never loads.
-      return related.map((row) => row.relatedProductId);
+      return cachedRead(request, reply, async () => {
+        const product = await createLoaders(queries).productWithStyles.load(id);
+        if (!product) throw notFound(id);
+        return { body: productStyles(id, product.styles ?? [], legacy), tags: [productTag(id)] };
+      });
+    }));
+
+    scope.get('/products/:product_id/related', (request, reply) => counted(request, async () => {
+      const id = productId(request);
+      return cachedRead(request, reply, async () => {
+        const loaders = createLoaders(queries);
+        const [product, related] = await Promise.all([loaders.product.load(id), loaders.related.load(id)]);
+        if (!product) throw notFound(id);
+        // Foreign keys guarantee every related id exists; 0 never loads.
+        return { body: related.map((row) => row.relatedProductId), tags: [productTag(id)] };
+      });
     }));
 
     scope.post('/products', (request, reply: FastifyReply) => counted(request, async () => {

@@ -176,7 +176,9 @@ function toResponse<T>(response: { statusCode: number; headers: Record<string, s
  */
 export async function createTestClient(databaseUrl: string, options: { nodeEnv?: NodeEnv; env?: Record<string, string> } = {}): Promise<TestClient> {
   const inherited = process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {};
-  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', ...inherited, ...options.env });
+  // The response cache is off unless a test turns it on: these tests also
+  // write straight to the database, which no cache could know about.
+  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', CACHE: 'off', ...inherited, ...options.env });
   const server = await buildServer(config, databaseUrl);
   await server.app.ready();
   return new TestClient(server);

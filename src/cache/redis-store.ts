@@ -1,0 +1,86 @@
+// The shared store: Redis, used by every instance. Redis is a cache, never a
+// dependency: commands fail fast when it is down or slow (no offline queue, a
+// short timeout), the caller treats a failure as a miss and answers from
+// Postgres, and the client reconnects in the background, so caching resumes
+// on its own when Redis is back.
+import { Redis } from 'ioredis';
+import type { CacheStore } from './store.ts';
+
+// Entries: <prefix>r:<key>. Tags: <prefix>t:<tag>, a set of entry keys.
+// Storing and invalidating are scripts, so an entry and its tag memberships
+// change together (no entry that a later invalidation would miss).
+const SET_SCRIPT = `
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+for i = 2, #KEYS do
+  redis.call('SADD', KEYS[i], KEYS[1])
+  local ttl = redis.call('TTL', KEYS[i])
+  if ttl >= 0 and ttl < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+  if ttl == -1 then redis.call('EXPIRE', KEYS[i], ARGV[2]) end
+end
+return 1`;
+
+const INVALIDATE_SCRIPT = `
+for i = 1, #KEYS do
+  local members = redis.call('SMEMBERS', KEYS[i])
+  for j = 1, #members, 500 do
+    redis.call('DEL', unpack(members, j, math.min(j + 499, #members)))
+  end
+  redis.call('DEL', KEYS[i])
+end
+return 1`;
+
+export interface RedisStoreOptions {
+  url: string;
+  prefix: string;
+  /** Longest a cache command may take before it counts as a failure. */
+  timeoutMs: number;
+  onError?: (error: Error) => void;
+}
+
+export class RedisStore implements CacheStore {
+  readonly kind = 'redis';
+  readonly client: Redis;
+  private readonly prefix: string;
+
+  constructor(options: RedisStoreOptions) {
+    this.prefix = options.prefix;
+    this.client = new Redis(options.url, {
+      enableOfflineQueue: false,
+      commandTimeout: options.timeoutMs,
+      connectTimeout: Math.max(options.timeoutMs * 10, 500),
+      maxRetriesPerRequest: 0,
+      // Keep trying to come back, at most every 2 s.
+      retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
+      lazyConnect: false,
+    });
+    this.client.on('error', (error: Error) => options.onError?.(error));
+    this.client.defineCommand('cacheSet', { lua: SET_SCRIPT });
+    this.client.defineCommand('cacheInvalidate', { lua: INVALIDATE_SCRIPT });
+  }
+
+  private run<T>(command: () => Promise<T>): Promise<T> {
+    if (this.client.status !== 'ready') return Promise.reject(new Error(`Redis is ${this.client.status}`));
+    return command();
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return (await this.run(() => this.client.get(`${this.prefix}r:${key}`))) ?? undefined;
+  }
+
+  async set(key: string, value: string, tags: readonly string[], ttlSeconds: number): Promise<void> {
+    const keys = [`${this.prefix}r:${key}`, ...tags.map((tag) => `${this.prefix}t:${tag}`)];
+    const client = this.client as Redis & { cacheSet(n: number, ...args: (string | number)[]): Promise<unknown> };
+    await this.run(() => client.cacheSet(keys.length, ...keys, value, Math.max(1, Math.round(ttlSeconds))));
+  }
+
+  async invalidate(tags: readonly string[]): Promise<void> {
+    if (tags.length === 0) return;
+    const keys = tags.map((tag) => `${this.prefix}t:${tag}`);
+    const client = this.client as Redis & { cacheInvalidate(n: number, ...args: string[]): Promise<unknown> };
+    await this.run(() => client.cacheInvalidate(keys.length, ...keys));
+  }
+
+  async close(): Promise<void> {
+    this.client.disconnect();
+  }
+}

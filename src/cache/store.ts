@@ -1,0 +1,18 @@
+// Where cached responses live. Entries carry tags (the products they contain),
+// so a write can drop exactly the entries that show the product it changed.
+export interface CacheStore {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, tags: readonly string[], ttlSeconds: number): Promise<void>;
+  /** Drops every entry tagged with any of `tags`, for every instance sharing the store. */
+  invalidate(tags: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Counters for operators (and the metrics endpoint, later). */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  /** Store operations that failed (Redis down or slow) and fell back to Postgres. */
+  errors: number;
+}
