@@ -16,6 +16,8 @@ export const productTag = (id: number) => `p:${id}`;
 /** Responses whose content shifts when products are created or deleted (listing pages). */
 export const LISTING_TAG = 'listing';
 
+const RETRY_MS = 200;
+
 export class ResponseCache {
   readonly stats: CacheStats = { hits: 0, misses: 0, errors: 0 };
   private readonly store: CacheStore;
@@ -23,11 +25,14 @@ export class ResponseCache {
   private readonly warn: (message: string, error: unknown) => void;
   private readonly inFlight = new Map<string, Promise<CachedResponse>>();
   /**
-   * Set when an invalidation could not reach the store: entries written
-   * before the change may still be there, so everything is dropped as soon as
-   * the store answers again, and nothing is read from it until then.
+   * Tags whose invalidation could not reach the store (Redis down): entries
+   * showing the old data may still be there. They are retried every
+   * RETRY_MS until the store answers; meanwhile this instance reads nothing
+   * from the store. (Another instance could serve such an entry in the
+   * moments between Redis coming back and the retry: at most RETRY_MS.)
    */
-  private mustPurge = false;
+  private readonly pendingTags = new Set<string>();
+  private retryTimer: NodeJS.Timeout | undefined;
   /**
    * Bumped by every invalidation in this process. A response read from
    * Postgres while a write was being invalidated may predate the write, so it
@@ -52,8 +57,13 @@ export class ResponseCache {
     this.warn(`response cache: ${what} failed, answering from Postgres`, error);
   }
 
+  /** Invalidations still waiting for the store to come back. */
+  get pendingInvalidations(): number {
+    return this.pendingTags.size;
+  }
+
   private async read(key: string): Promise<CachedResponse | undefined> {
-    if (this.mustPurge && !(await this.purge())) return undefined;
+    if (this.pendingTags.size > 0) return undefined;
     try {
       const raw = await this.store.get(key);
       return raw === undefined ? undefined : (JSON.parse(raw) as CachedResponse);
@@ -63,14 +73,17 @@ export class ResponseCache {
     }
   }
 
-  private async purge(): Promise<boolean> {
-    try {
-      await this.store.invalidate(['*']);
-      this.mustPurge = false;
-      return true;
-    } catch {
-      return false;
-    }
+  private scheduleRetry(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      const tags = [...this.pendingTags];
+      this.store.invalidate(tags).then(
+        () => { for (const tag of tags) this.pendingTags.delete(tag); },
+        () => this.scheduleRetry(),
+      );
+    }, RETRY_MS);
+    this.retryTimer.unref();
   }
 
   /** The cached response for `key`, or `produce()`'s, stored for next time. */
@@ -89,9 +102,8 @@ export class ResponseCache {
       pending.then(
         (response) => {
           this.inFlight.delete(key);
-          if (this.mustPurge || generation !== this.generation) return;
-          // Every entry carries the '*' tag too, so a purge can find it.
-          this.store.set(key, JSON.stringify(response), [...response.tags, '*'], this.ttlSeconds).catch((error: unknown) => this.failed('write', error));
+          if (this.pendingTags.size > 0 || generation !== this.generation) return;
+          this.store.set(key, JSON.stringify(response), response.tags, this.ttlSeconds).catch((error: unknown) => this.failed('write', error));
         },
         () => this.inFlight.delete(key),
       );
@@ -105,12 +117,14 @@ export class ResponseCache {
     try {
       await this.store.invalidate(tags);
     } catch (error) {
-      this.mustPurge = true;
-      this.failed('invalidation', error);
+      for (const tag of tags) this.pendingTags.add(tag);
+      this.failed('invalidation (retrying until the store is back)', error);
+      this.scheduleRetry();
     }
   }
 
   close(): Promise<void> {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     return this.store.close();
   }
 }

@@ -1,0 +1,147 @@
+// The response cache on the legacy REST routes, against real Postgres and a
+// real Redis: hits cost no SQL, every write shows up at once on every instance,
+// unrelated entries stay cached, and Redis going away never fails a request.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+
+let catalogue: TestCatalogue;
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+});
+afterAll(async () => {
+  await catalogue?.dispose();
+});
+
+async function get(client: TestClient, url: string) {
+  const response = await client.app.inject({ method: 'GET', url });
+  return { status: response.statusCode, body: response.body, cache: response.headers['x-cache'], sql: Number(response.headers['x-sql-statements']) };
+}
+
+async function put(client: TestClient, id: number, body: unknown) {
+  const response = await client.app.inject({ method: 'PUT', url: `/products/${id}`, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  expect(response.statusCode).toBe(200);
+}
+
+describe('in-process cache (no REDIS_URL)', () => {
+  let client: TestClient;
+  beforeAll(async () => {
+    client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('serves a repeated read from the cache, with no SQL', async () => {
+    const first = await get(client, '/products/2/styles');
+    expect(first).toMatchObject({ status: 200, cache: 'miss', sql: 1 });
+    const second = await get(client, '/products/2/styles');
+    expect(second).toMatchObject({ status: 200, cache: 'hit', sql: 0 });
+    expect(second.body).toBe(first.body);
+  });
+
+  it('drops exactly the entries of a product that changed, and keeps the others', async () => {
+    await get(client, '/products/3');
+    await get(client, '/products/4');
+    await put(client, 3, { name: 'Renamed Three' });
+    const changed = await get(client, '/products/3');
+    expect(changed.cache).toBe('miss');
+    expect(JSON.parse(changed.body).name).toBe('Renamed Three');
+    expect((await get(client, '/products/4')).cache).toBe('hit');
+  });
+
+  it('shows a created product in listings at once, and forgets a cached 404', async () => {
+    const { n } = await catalogue.direct.one<{ n: string }>('SELECT count(*) AS n FROM products');
+    const lastPage = `/products?page=${Number(n) + 1}&count=1`;
+    expect((await get(client, lastPage)).body).toBe('[]');
+    const created = await client.app.inject({ method: 'POST', url: '/products', payload: JSON.stringify({ name: 'New', slogan: 's', description: 'd', category: 'Kicks', default_price: 10 }), headers: { 'content-type': 'application/json' } });
+    const id = JSON.parse(created.body).id as number;
+    expect(JSON.parse((await get(client, lastPage)).body)[0].id).toBe(id);
+    // A 404 for an id is cached, and dropped when that product changes.
+    await client.app.inject({ method: 'DELETE', url: `/products/${id}` });
+    expect((await get(client, `/products/${id}`)).status).toBe(404);
+    expect((await get(client, `/products/${id}`)).cache).toBe('hit');
+  });
+
+  it('runs concurrent misses for one key once (single flight)', async () => {
+    const responses = await Promise.all(Array.from({ length: 20 }, () => get(client, '/products/7/related')));
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(responses.reduce((n, r) => n + r.sql, 0)).toBe(2); // product + related rows, once
+  });
+});
+
+describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
+  let redis: TestRedis | undefined;
+  let a: TestClient;
+  let b: TestClient;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `rest${Date.now()}:`, REDIS_TIMEOUT_MS: '200' };
+    a = await createTestClient(catalogue.db.url, { env });
+    b = await createTestClient(catalogue.db.url, { env });
+    // Both connected before the tests start.
+    for (const client of [a, b]) {
+      const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
+      for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+  });
+
+  it('shares entries: what one instance stored, the other serves', async () => {
+    expect((await get(a, '/products/11/styles')).cache).toBe('miss');
+    await new Promise((r) => setTimeout(r, 50)); // the store write is fire-and-forget
+    const fromB = await get(b, '/products/11/styles');
+    expect(fromB).toMatchObject({ cache: 'hit', sql: 0 });
+  });
+
+  it('a REST write through one instance is seen at once through the other; unrelated entries stay cached', async () => {
+    await get(b, '/products/12');
+    await get(b, '/products/13');
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await get(b, '/products/12')).cache).toBe('hit');
+    await put(a, 12, { slogan: 'Written through A' });
+    const read = await get(b, '/products/12');
+    expect(read.cache).toBe('miss');
+    expect(JSON.parse(read.body).slogan).toBe('Written through A');
+    expect((await get(b, '/products/13')).cache).toBe('hit');
+  });
+
+  it('a GraphQL mutation through one instance is seen at once through the other', async () => {
+    await get(b, '/products/14');
+    await new Promise((r) => setTimeout(r, 50));
+    const mutation = await a.post('mutation { updateProduct(id: "14", input: { defaultPrice: "77.70" }) { id } }');
+    expect(mutation.status).toBe(200);
+    expect(JSON.parse((await get(b, '/products/14')).body).default_price).toBe('77.70');
+  });
+
+  it('keeps answering from Postgres while Redis is down, never serves what changed meanwhile, and caches again when it is back', async () => {
+    // B has product 20 cached before the outage.
+    await get(b, '/products/20');
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await get(b, '/products/20')).cache).toBe('hit');
+    await redis!.stop();
+    const started = Date.now();
+    for (let i = 0; i < 20; i++) {
+      const response = await get(a, `/products/${20 + (i % 5)}/styles`);
+      expect(response.status).toBe(200);
+      expect(response.cache).toBe('miss');
+    }
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(a.server.cache!.stats.errors).toBeGreaterThan(0);
+    // A write while Redis is down cannot invalidate yet: it is retried until Redis is back.
+    await put(a, 20, { name: 'Changed while Redis was down' });
+    expect(a.server.cache!.pendingInvalidations).toBeGreaterThan(0);
+    await redis!.start();
+    for (let i = 0; i < 200 && a.server.cache!.pendingInvalidations > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(a.server.cache!.pendingInvalidations).toBe(0);
+    expect(JSON.parse((await get(b, '/products/20')).body).name).toBe('Changed while Redis was down');
+    // And caching works again, without a restart.
+    await get(a, '/products/21/styles');
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await get(a, '/products/21/styles')).cache).toBe('hit');
+  });
+});

@@ -1,0 +1,88 @@
+// Both stores keep the same contract: get/set, expiry, and invalidation by tag
+// that drops exactly the tagged entries.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../src/cache/memory-store.ts';
+import { RedisStore } from '../../src/cache/redis-store.ts';
+import type { CacheStore } from '../../src/cache/store.ts';
+import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+
+let redis: TestRedis | undefined;
+beforeAll(async () => {
+  if (redisAvailable()) redis = await startTestRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+async function ready(store: CacheStore): Promise<CacheStore> {
+  if (store instanceof RedisStore) {
+    for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+  }
+  return store;
+}
+
+const stores: [string, () => Promise<CacheStore>][] = [
+  ['memory', async () => new MemoryStore(100)],
+  ['redis', async () => ready(new RedisStore({ url: redis!.url, prefix: `t${Math.random().toString(36).slice(2)}:`, timeoutMs: 200 }))],
+];
+
+describe.each(stores)('%s store', (kind, make) => {
+  it('stores, reads back, and drops exactly the entries carrying an invalidated tag', async (context) => {
+    if (kind === 'redis' && !redis) context.skip();
+    const store = await make();
+    try {
+      await store.set('a', 'A', ['p:1', 'p:2'], 60);
+      await store.set('b', 'B', ['p:2'], 60);
+      await store.set('c', 'C', ['p:3'], 60);
+      expect(await store.get('a')).toBe('A');
+      await store.invalidate(['p:2']);
+      expect(await store.get('a')).toBeUndefined();
+      expect(await store.get('b')).toBeUndefined();
+      expect(await store.get('c')).toBe('C');
+      await store.invalidate(['p:404']);
+      expect(await store.get('c')).toBe('C');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('expires entries after their TTL', async (context) => {
+    if (kind === 'redis' && !redis) context.skip();
+    const store = await make();
+    try {
+      await store.set('short', 'S', ['p:9'], 1);
+      expect(await store.get('short')).toBe('S');
+      await new Promise((r) => setTimeout(r, 1_300));
+      expect(await store.get('short')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('memory store', () => {
+  it('evicts the least recently used entry beyond its size', async () => {
+    const store = new MemoryStore(2);
+    await store.set('a', 'A', [], 60);
+    await store.set('b', 'B', [], 60);
+    await store.get('a');
+    await store.set('c', 'C', [], 60);
+    expect(await store.get('b')).toBeUndefined();
+    expect(await store.get('a')).toBe('A');
+    expect(await store.get('c')).toBe('C');
+  });
+});
+
+describe('redis store', () => {
+  it('fails fast, without hanging, when Redis is not there', async () => {
+    const store = new RedisStore({ url: 'redis://127.0.0.1:1', prefix: 'x:', timeoutMs: 100 });
+    try {
+      const started = Date.now();
+      await expect(store.get('a')).rejects.toThrow();
+      await expect(store.set('a', 'A', ['p:1'], 60)).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await store.close();
+    }
+  });
+});

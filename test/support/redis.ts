@@ -1,0 +1,49 @@
+// A real Redis server of the test's own (so a test can stop and start it),
+// from the redis-server binary (.ci/run installs it). Tests that need Redis
+// never skip in CI: there, a missing binary is a failure.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { freePort } from '../../src/util/free-port.ts';
+
+export function redisAvailable(): boolean {
+  const found = spawnSync('redis-server', ['--version']).status === 0;
+  if (!found && process.env.CI) throw new Error('redis-server is not installed; .ci/run must install it (tests that need Redis never skip in CI)');
+  return found;
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export class TestRedis {
+  readonly port: number;
+  private process: ChildProcess | undefined;
+  constructor(port: number) {
+    this.port = port;
+  }
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+  async start(): Promise<void> {
+    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 100 && !(await listening(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
+  }
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    this.process = undefined;
+  }
+}
+
+export async function startTestRedis(): Promise<TestRedis> {
+  const redis = new TestRedis(await freePort());
+  await redis.start();
+  return redis;
+}
