@@ -87,7 +87,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  const apollo = createApollo(app, { exposeErrors: config.exposeErrors, jit: config.graphqlJit });
+  const apollo = createApollo(app, { exposeErrors: config.exposeErrors, jit: config.graphqlJit, cache });
   await apollo.start();
   const context = async (request: { id: string }): Promise<GraphQLContext> => ({
     requestId: request.id,
@@ -96,6 +96,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     pages,
     service,
     limits: { maxPageSize: config.maxPageSize },
+    listing: false,
   });
   const graphql = fastifyApolloHandler(apollo, { context });
   // Everything a request does runs inside its statement-counting scope.

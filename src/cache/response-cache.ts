@@ -86,6 +86,25 @@ export class ResponseCache {
     this.retryTimer.unref();
   }
 
+  /** For callers that read and store in separate steps (the GraphQL plugin): the token to pass to save(). */
+  begin(): number {
+    return this.generation;
+  }
+
+  /** A cached response, or undefined (a miss, or the store is unavailable). */
+  async lookup(key: string): Promise<CachedResponse | undefined> {
+    const cached = await this.read(key);
+    if (cached) this.stats.hits++;
+    else this.stats.misses++;
+    return cached;
+  }
+
+  /** Stores a response read after begin() returned `token`, unless a write was invalidated since. */
+  save(key: string, response: CachedResponse, token: number): void {
+    if (this.pendingTags.size > 0 || token !== this.generation) return;
+    this.store.set(key, JSON.stringify(response), response.tags, this.ttlSeconds).catch((error: unknown) => this.failed('write', error));
+  }
+
   /** The cached response for `key`, or `produce()`'s, stored for next time. */
   async fetch(key: string, produce: () => Promise<CachedResponse>): Promise<CachedResponse & { hit: boolean }> {
     const cached = await this.read(key);

@@ -32,31 +32,43 @@ export interface CatalogLoaders {
   related: DataLoader<number, Related[]>;
   /** Puts rows a list query already fetched into the product loader. */
   primeProducts(products: Product[]): void;
+  /** Ids of every product whose data these loaders fetched: what a cached response must be tagged with. */
+  readonly touchedProducts: Set<number>;
 }
 
 export function createLoaders(queries: CatalogQueries): CatalogLoaders {
   const options = { maxBatchSize: MAX_BATCH_SIZE };
-  const product = new DataLoader<number, Product | null>(async (ids) => {
+  const touchedProducts = new Set<number>();
+  /** Records the product ids a batch was keyed by, then runs it. */
+  const touching = <V>(batch: (ids: readonly number[]) => Promise<V[]>) => (ids: readonly number[]) => {
+    for (const id of ids) touchedProducts.add(id);
+    return batch(ids);
+  };
+  const product = new DataLoader<number, Product | null>(touching(async (ids) => {
     const rows = await queries.productsByIds(ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
-  }, options);
-  const productWithStyles = new DataLoader<number, Product | null>(async (ids) => {
+  }), options);
+  const productWithStyles = new DataLoader<number, Product | null>(touching(async (ids) => {
     const rows = await queries.productsWithStylesByIds(ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
-  }, options);
+  }), options);
   return {
+    touchedProducts,
     product,
     productWithStyles,
-    features: new DataLoader(async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids), options),
-    styles: new DataLoader(async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids), options),
-    stylesWithMedia: new DataLoader(async (ids) => groupBy(await queries.stylesWithMediaByProductIds(ids), (r) => r.productId, ids), options),
+    features: new DataLoader(touching(async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids)), options),
+    styles: new DataLoader(touching(async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids)), options),
+    stylesWithMedia: new DataLoader(touching(async (ids) => groupBy(await queries.stylesWithMediaByProductIds(ids), (r) => r.productId, ids)), options),
     photos: new DataLoader(async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids), options),
     skus: new DataLoader(async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids), options),
-    related: new DataLoader(async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids), options),
+    related: new DataLoader(touching(async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids)), options),
     primeProducts(products) {
-      for (const row of products) product.prime(row.id, row);
+      for (const row of products) {
+        touchedProducts.add(row.id);
+        product.prime(row.id, row);
+      }
     },
   };
 }

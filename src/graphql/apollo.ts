@@ -8,9 +8,11 @@ import type { GraphQLContext } from './context.ts';
 import { logInternalErrors, makeFormatError } from './errors.ts';
 import { resolvers } from './resolvers/index.ts';
 import { jitGateway } from './jit.ts';
+import { responseCachePlugin } from './response-cache-plugin.ts';
+import type { ResponseCache } from '../cache/response-cache.ts';
 import { readTypeDefs } from './schema.ts';
 
-export function createApollo(app: FastifyInstance, options: { exposeErrors: boolean; jit: boolean }): ApolloServer<GraphQLContext> {
+export function createApollo(app: FastifyInstance, options: { exposeErrors: boolean; jit: boolean; cache: ResponseCache | undefined }): ApolloServer<GraphQLContext> {
   const schema = makeExecutableSchema({ typeDefs: readTypeDefs(), resolvers });
   return new ApolloServer<GraphQLContext>({
     ...(options.jit ? { gateway: jitGateway(schema) } : { schema }),
@@ -25,6 +27,7 @@ export function createApollo(app: FastifyInstance, options: { exposeErrors: bool
       // No cache hints in the SDL yet; computing an empty cache policy per field costs CPU on every request.
       ApolloServerPluginCacheControlDisabled(),
       logInternalErrors((details, message) => app.log.error(details, message)),
+      ...(options.cache ? [responseCachePlugin(options.cache)] : []),
     ],
   });
 }

@@ -11,4 +11,6 @@ export interface GraphQLContext {
   pages: ProductPages;
   service: CatalogService;
   limits: { maxPageSize: number };
+  /** Set by list queries: the response shifts when products are created or deleted. */
+  listing: boolean;
 }

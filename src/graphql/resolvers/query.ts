@@ -20,7 +20,9 @@ export const Query: QueryResolvers = {
   product: (_root, { id }, { loaders }, info) =>
     (selectsAny(info, STYLE_FIELDS) ? loaders.productWithStyles : loaders.product).load(parseId(id)),
 
-  products: async (_root, { page, count }, { pages, loaders, limits }) => {
+  products: async (_root, { page, count }, context) => {
+    const { pages, loaders, limits } = context;
+    context.listing = true;
     const rows = await pages.page(positive(page, 'page', 1), positive(count, 'count', 5, limits.maxPageSize));
     loaders.primeProducts(rows);
     return rows;
@@ -35,7 +37,9 @@ export const Query: QueryResolvers = {
     });
   },
 
-  productConnection: async (_root, { first, after }, { queries, loaders, limits }) => {
+  productConnection: async (_root, { first, after }, context) => {
+    const { queries, loaders, limits } = context;
+    context.listing = true;
     const size = positive(first, 'first', 20, limits.maxPageSize);
     const afterId = after ? decodeCursor(after) : 0;
     // One extra row tells whether another page exists.

@@ -1,0 +1,91 @@
+// The same response cache for GraphQL queries, shared by two instances on one
+// Redis: hits cost no SQL, results are tagged with every product they show
+// (related products included), and writes over GraphQL or REST through one
+// instance are seen at once through the other.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+
+const RELATED = 'query Related($id: ID!) { product(id: $id) { id name related { id name } } }';
+const DETAIL = 'query Detail($id: ID!) { product(id: $id) { id name defaultPrice } }';
+
+async function query(client: TestClient, text: string, variables: Record<string, unknown>) {
+  const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: JSON.stringify({ query: text, variables }), headers: { 'content-type': 'application/json' } });
+  return { body: JSON.parse(response.body), cache: response.headers['x-cache'], sql: Number(response.headers['x-sql-statements']) };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 50)); // cache writes are fire-and-forget
+
+describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', () => {
+  let catalogue: TestCatalogue;
+  let redis: TestRedis;
+  let a: TestClient;
+  let b: TestClient;
+  let withRelated: { id: number; relatedId: number };
+
+  beforeAll(async () => {
+    catalogue = await createTestCatalogue();
+    redis = await startTestRedis();
+    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `gql${Date.now()}:` };
+    a = await createTestClient(catalogue.db.url, { env });
+    b = await createTestClient(catalogue.db.url, { env });
+    for (const client of [a, b]) {
+      const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
+      for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+    }
+    const row = await catalogue.direct.one<{ id: number; related: number }>(
+      'SELECT current_product_id AS id, min(related_product_id) AS related FROM related WHERE related_product_id <> current_product_id GROUP BY current_product_id ORDER BY current_product_id LIMIT 1');
+    withRelated = { id: row.id, relatedId: row.related };
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+    await catalogue?.dispose();
+  });
+
+  it('serves a repeated query from the cache, with no SQL, on either instance', async () => {
+    const first = await query(a, DETAIL, { id: '3' });
+    expect(first).toMatchObject({ cache: 'miss', sql: 1 });
+    await settle();
+    const again = await query(b, DETAIL, { id: '3' });
+    expect(again).toMatchObject({ cache: 'hit', sql: 0 });
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('a mutation through one instance is seen at once through the other; unrelated results stay cached', async () => {
+    await query(b, DETAIL, { id: '4' });
+    await query(b, DETAIL, { id: '6' });
+    await settle();
+    await a.post('mutation { updateProduct(id: "4", input: { name: "Four, updated" }) { id } }');
+    const read = await query(b, DETAIL, { id: '4' });
+    expect(read.cache).toBe('miss');
+    expect(read.body.data.product.name).toBe('Four, updated');
+    expect((await query(b, DETAIL, { id: '6' })).cache).toBe('hit');
+  });
+
+  it('a REST write invalidates GraphQL results too (one cache layer)', async () => {
+    await query(b, DETAIL, { id: '8' });
+    await settle();
+    const response = await a.app.inject({ method: 'PUT', url: '/products/8', payload: JSON.stringify({ default_price: '8.88' }), headers: { 'content-type': 'application/json' } });
+    expect(response.statusCode).toBe(200);
+    expect((await query(b, DETAIL, { id: '8' })).body.data.product.defaultPrice).toBe('8.88');
+  });
+
+  it('a change to a related product drops the results that show it', async () => {
+    const before = await query(b, RELATED, { id: String(withRelated.id) });
+    expect(before.body.data.product.related.map((p: { id: string }) => p.id)).toContain(String(withRelated.relatedId));
+    await settle();
+    expect((await query(b, RELATED, { id: String(withRelated.id) })).cache).toBe('hit');
+    await a.post(`mutation { updateProduct(id: "${withRelated.relatedId}", input: { name: "Related, renamed" }) { id } }`);
+    const after = await query(b, RELATED, { id: String(withRelated.id) });
+    expect(after.cache).toBe('miss');
+    expect(after.body.data.product.related.find((p: { id: string }) => p.id === String(withRelated.relatedId)).name).toBe('Related, renamed');
+  });
+
+  it('never caches mutations or results with errors', async () => {
+    const bad = await query(a, DETAIL, { id: 'abc' });
+    expect(bad.body.errors).toBeDefined();
+    expect((await query(a, DETAIL, { id: 'abc' })).cache).not.toBe('hit');
+  });
+});
