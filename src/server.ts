@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { createLoaders } from './catalog/loaders.ts';
+import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create.ts';
 import { LISTING_TAG, productTag, type ResponseCache } from './cache/response-cache.ts';
 import { ProductPages } from './catalog/pages.ts';
@@ -87,7 +88,15 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
 
   app.get('/healthz', async () => ({ status: 'ok' }));
 
-  const apollo = createApollo(app, { exposeErrors: config.exposeErrors, jit: config.graphqlJit, cache });
+  const apollo = createApollo(app, {
+    exposeErrors: config.exposeErrors,
+    jit: config.graphqlJit,
+    cache,
+    persistedQueries: {
+      cache: cache?.redisClient ? new RedisKeyValueCache(cache.redisClient, `${config.cachePrefix}apq:`, config.apqTtlSeconds) : undefined,
+      ttlSeconds: config.apqTtlSeconds,
+    },
+  });
   await apollo.start();
   const context = async (request: { id: string }): Promise<GraphQLContext> => ({
     requestId: request.id,

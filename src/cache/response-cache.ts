@@ -3,6 +3,8 @@
 // invalidates those tags. Concurrent misses for one key run the read once
 // (single flight). Store failures are misses: Postgres answers, a warning is
 // logged and counted, and nothing waits longer than the store's timeout.
+import type { Redis } from 'ioredis';
+import { RedisStore } from './redis-store.ts';
 import type { CacheStats, CacheStore } from './store.ts';
 
 export interface CachedResponse {
@@ -50,6 +52,11 @@ export class ResponseCache {
 
   get kind(): CacheStore['kind'] {
     return this.store.kind;
+  }
+
+  /** The Redis connection, when the store is Redis (persisted queries share it). */
+  get redisClient(): Redis | undefined {
+    return this.store instanceof RedisStore ? this.store.client : undefined;
   }
 
   private failed(what: string, error: unknown): void {

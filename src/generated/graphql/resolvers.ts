@@ -21,6 +21,13 @@ export type Scalars = {
   Money: { input: string; output: string; }
 };
 
+/** Who may cache a result: PUBLIC (any cache, CDNs included) or PRIVATE (the client only). */
+export type CacheControlScope =
+  /** Only the client's own cache. */
+  | 'PRIVATE'
+  /** Any cache, including shared ones (CDNs). */
+  | 'PUBLIC';
+
 /** Fields of a new product. */
 export type CreateProductInput = {
   /** Category (1-255 characters). */
@@ -309,6 +316,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CacheControlScope: CacheControlScope;
   CreateProductInput: CreateProductInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Feature: ResolverTypeWrapper<FeatureModel>;
@@ -351,6 +359,14 @@ export type ResolversParentTypes = {
   Style: StyleModel;
   UpdateProductInput: UpdateProductInput;
 };
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
@@ -446,3 +462,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Style?: StyleResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = GraphQLContext> = {
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+};

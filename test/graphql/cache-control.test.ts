@@ -1,0 +1,99 @@
+// Cache-Control from the SDL's hints, and automatic persisted queries: a
+// hash-only GET that a CDN can cache, shared between instances through Redis.
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+
+let catalogue: TestCatalogue;
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+});
+afterAll(async () => {
+  await catalogue?.dispose();
+});
+
+async function post(client: TestClient, body: unknown) {
+  const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  return { status: response.statusCode, cacheControl: response.headers['cache-control'], body: JSON.parse(response.body) };
+}
+
+describe.each(EXECUTORS)('Cache-Control from SDL hints with $engine', ({ env }) => {
+  let client: TestClient;
+  beforeAll(async () => {
+    client = await createTestClient(catalogue.db.url, { env });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it.each([
+    ['{ product(id: "1") { name } }', 'public, max-age=60'],
+    ['{ product(id: "1") { name styles { photos { url } } } }', 'public, max-age=60'],
+    ['{ product(id: "1") { name styles { skus { size quantity } } } }', 'public, max-age=10'],
+    ['{ products(count: 2) { id } }', 'public, max-age=30'],
+    ['{ __typename }', 'no-store'],
+  ])('%s → %s', async (query, expected) => {
+    const response = await post(client, { query });
+    expect(response.status).toBe(200);
+    expect(response.cacheControl).toBe(expected);
+  });
+
+  it('never lets a mutation or an error be cached', async () => {
+    expect((await post(client, { query: 'mutation { deleteProduct(id: "999999") }' })).cacheControl).toBe('no-store');
+    expect((await post(client, { query: '{ product(id: "abc") { name } }' })).cacheControl).toBe('no-store');
+  });
+});
+
+const QUERY = 'query Name($id: ID!) { product(id: $id) { id name } }';
+const HASH = crypto.createHash('sha256').update(QUERY).digest('hex');
+const hashOnlyGet = (client: TestClient, id: string) => client.app.inject({
+  method: 'GET',
+  url: `/graphql?operationName=Name&variables=${encodeURIComponent(JSON.stringify({ id }))}&extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: HASH } }))}`,
+});
+
+describe('automatic persisted queries', () => {
+  it('a hash-only GET asks for the query once, then works and is CDN-cacheable', async () => {
+    const client = await createTestClient(catalogue.db.url);
+    try {
+      const unknown = await hashOnlyGet(client, '2');
+      expect(JSON.parse(unknown.body).errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      const registered = await post(client, { query: QUERY, variables: { id: '2' }, extensions: { persistedQuery: { version: 1, sha256Hash: HASH } } });
+      expect(registered.body.data.product.id).toBe('2');
+      const response = await hashOnlyGet(client, '2');
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(response.body).data.product.id).toBe('2');
+      expect(response.headers['cache-control']).toBe('public, max-age=60');
+    } finally {
+      await client.close();
+    }
+  });
+
+  describe.skipIf(!redisAvailable())('in Redis', () => {
+    let redis: TestRedis;
+    beforeAll(async () => {
+      redis = await startTestRedis();
+    });
+    afterAll(async () => {
+      await redis?.stop();
+    });
+
+    it('a query registered through one instance is known to the other', async () => {
+      const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `apq${Date.now()}:` };
+      const a = await createTestClient(catalogue.db.url, { env });
+      const b = await createTestClient(catalogue.db.url, { env });
+      try {
+        for (const client of [a, b]) {
+          const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
+          for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+        }
+        await post(a, { query: QUERY, variables: { id: '3' }, extensions: { persistedQuery: { version: 1, sha256Hash: HASH } } });
+        const response = await hashOnlyGet(b, '3');
+        expect(JSON.parse(response.body).data.product.id).toBe('3');
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+});
