@@ -31,7 +31,7 @@ const config: CodegenConfig = {
     },
     'src/generated/graphql/operations/': {
       preset: 'client',
-      presetConfig: { fragmentMasking: false },
+      presetConfig: { fragmentMasking: false, persistedDocuments: true },
       config: { useTypeImports: true, enumsAsTypes: true, scalars: { Money: 'string', DateTime: 'string', ID: 'string' }, importExtension: '.ts' },
     },
   },

@@ -21,6 +21,8 @@ export interface Config {
   cache: boolean;
   cacheTtlSeconds: number;
   cachePrefix: string;
+  /** Run only the operations of the codegen persisted-documents manifest. */
+  trustedDocuments: boolean;
   /** How long persisted query hashes are kept (APQ). */
   apqTtlSeconds: number;
   /** Longest a Redis command may take before the request goes to Postgres instead. */
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheTtlSeconds: read.integer('CACHE_TTL_SECONDS', 300, 1, 7 * 24 * 3600),
     cachePrefix: read.string('CACHE_PREFIX', 'catalogue:'),
     redisTimeoutMs: read.integer('REDIS_TIMEOUT_MS', 100, 5, 10_000),
+    trustedDocuments: read.oneOf('TRUSTED_DOCUMENTS', 'off', ['on', 'off'] as const) === 'on',
     apqTtlSeconds: read.integer('APQ_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),

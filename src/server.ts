@@ -18,6 +18,7 @@ import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
 import { registerOpenApi } from './rest/openapi.ts';
 import { registerDocs } from './rest/docs.ts';
+import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { registerIde, sendIde } from './graphql/ide.ts';
 
 declare module 'fastify' {
@@ -96,6 +97,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
       cache: cache?.redisClient ? new RedisKeyValueCache(cache.redisClient, `${config.cachePrefix}apq:`, config.apqTtlSeconds) : undefined,
       ttlSeconds: config.apqTtlSeconds,
     },
+    trustedDocuments: config.trustedDocuments ? loadTrustedDocuments() : undefined,
   });
   await apollo.start();
   const context = async (request: { id: string }): Promise<GraphQLContext> => ({

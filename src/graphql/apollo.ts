@@ -10,6 +10,7 @@ import { resolvers } from './resolvers/index.ts';
 import { jitGateway } from './jit.ts';
 import { responseCachePlugin } from './response-cache-plugin.ts';
 import { cacheControlPlugin } from './cache-control-plugin.ts';
+import { trustedDocumentsPlugin } from './trusted-documents.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { readTypeDefs } from './schema.ts';
@@ -20,6 +21,8 @@ export interface ApolloOptions {
   cache: ResponseCache | undefined;
   /** Where persisted query hashes live; undefined: Apollo's in-process LRU. */
   persistedQueries: { cache: KeyValueCache<string> | undefined; ttlSeconds: number };
+  /** When set, only these documents (hex sha256 → text) run. */
+  trustedDocuments: Map<string, string> | undefined;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
@@ -39,6 +42,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       // graphql-jit executor bypasses; ours reads the same SDL hints per document.
       ApolloServerPluginCacheControlDisabled(),
       cacheControlPlugin(schema),
+      ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
       logInternalErrors((details, message) => app.log.error(details, message)),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),
     ],

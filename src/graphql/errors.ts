@@ -14,7 +14,7 @@ export function badInput(message: string, field?: string): GraphQLError {
 /** Codes whose messages are written for clients and safe to show. */
 const CLIENT_CODES = new Set([
   'BAD_USER_INPUT', 'NOT_FOUND', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST',
-  'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE', 'OPERATION_NOT_TRUSTED',
 ]);
 
 function isClientError(error: unknown, code: unknown): boolean {

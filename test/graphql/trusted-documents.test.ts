@@ -1,0 +1,65 @@
+// TRUSTED_DOCUMENTS=on: only the operations of the codegen manifest run,
+// sent in full or by id; anything else is a clear 400. Off by default.
+import { print } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProductDetailDocument } from '../../src/generated/graphql/operations/graphql.ts';
+import { loadTrustedDocuments } from '../../src/graphql/trusted-documents.ts';
+import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+
+let catalogue: TestCatalogue;
+let trusted: TestClient;
+const manifest = loadTrustedDocuments();
+const [detailId, detailText] = [...manifest].find(([, text]) => text.startsWith('query ProductDetail('))!;
+
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+  trusted = await createTestClient(catalogue.db.url, { env: { TRUSTED_DOCUMENTS: 'on' } });
+});
+afterAll(async () => {
+  await trusted?.close();
+  await catalogue?.dispose();
+});
+
+async function post(client: TestClient, body: unknown) {
+  const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  return { status: response.statusCode, body: JSON.parse(response.body) };
+}
+
+describe('trusted documents', () => {
+  it('the manifest lists the typed operations, each under the sha256 of its text', () => {
+    expect(manifest.size).toBeGreaterThan(5);
+    expect(ProductDetailDocument).toBeDefined();
+    expect(detailText).toContain('product(id: $id)');
+  });
+
+  it('runs a listed document sent in full', async () => {
+    const response = await post(trusted, { query: detailText, variables: { id: '1' } });
+    expect(response.status).toBe(200);
+    expect(response.body.data.product.id).toBe('1');
+  });
+
+  it('runs a listed document sent by id only (the APQ hash, no query text)', async () => {
+    const byHash = await post(trusted, { variables: { id: '3' }, extensions: { persistedQuery: { version: 1, sha256Hash: detailId } } });
+    expect(byHash.body.data.product.id).toBe('3');
+  });
+
+  it('refuses anything else with a 400 that says why', async () => {
+    const unknownHash = { variables: { id: '1' }, extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } };
+    for (const body of [{ query: '{ product(id: "1") { name } }' }, { query: print(ProductDetailDocument) + ' ', variables: { id: '1' } }, unknownHash]) {
+      const response = await post(trusted, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.errors[0].extensions.code).toMatch(/OPERATION_NOT_TRUSTED|PERSISTED_QUERY_NOT_FOUND|BAD_REQUEST/);
+    }
+    const response = await post(trusted, { query: '{ product(id: "1") { name } }' });
+    expect(response.body.errors[0].message).toMatch(/only trusted documents/);
+  });
+
+  it('is off by default', async () => {
+    const open = await createTestClient(catalogue.db.url);
+    try {
+      expect((await post(open, { query: '{ product(id: "1") { name } }' })).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});
