@@ -66,11 +66,15 @@ async function ensureCatalogue(bench: string, name: string, scale: number, dataD
   return manifest.expected.products;
 }
 
-async function startServer(databaseUrl: string, port: number) {
+type CacheMode = 'off' | 'memory' | 'redis';
+
+async function startServer(databaseUrl: string, port: number, cache: CacheMode) {
+  const cacheEnv = cache === 'off'
+    ? { CACHE: 'off' }
+    : { CACHE: 'on', REDIS_URL: cache === 'redis' ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : '', CACHE_PREFIX: `bench${Date.now()}:` };
   const child = spawn(process.execPath, [path.join(ROOT, 'src/main.ts')], {
     stdio: ['ignore', 'ignore', 'inherit'],
-    // The response cache is off: these figures are for the uncached read path.
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', CACHE: 'off' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...cacheEnv },
   });
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -84,7 +88,7 @@ async function startServer(databaseUrl: string, port: number) {
   throw new Error('the API did not start within 30 s');
 }
 
-interface Row { scenario: string; generator: string; load: string; rps: number; p50: number; p95: number; p99: number; errors: number; dropped: number; sql: number | null }
+interface Row { scenario: string; generator: string; cache: string; hitRatio: number | null; load: string; rps: number; p50: number; p95: number; p99: number; errors: number; dropped: number; sql: number | null }
 
 function runK6(k6: string, scenario: string, env: Record<string, string>, summaryFile: string): Row {
   const result = spawnSync(k6, ['run', '--quiet', '--no-color', `--summary-export=${summaryFile}`, '--summary-trend-stats=avg,med,p(95),p(99),max', path.join(ROOT, 'k6/scenarios', `${scenario}.ts`)], {
@@ -96,6 +100,8 @@ function runK6(k6: string, scenario: string, env: Record<string, string>, summar
   return {
     scenario,
     generator: 'k6',
+    cache: env.CACHE_MODE ?? 'off',
+    hitRatio: null,
     load: `${env.RATE}/s`,
     rps: metrics.http_reqs?.rate ?? 0,
     p50: duration.med ?? NaN,
@@ -133,7 +139,7 @@ function runWrk(scenario: string, env: Record<string, string>, connections: numb
   const failures = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
     + (socketErrors ? socketErrors.slice(1).reduce((n, v) => n + Number(v), 0) : 0);
   return {
-    scenario, generator: 'wrk', load: `${connections} conn`,
+    scenario, generator: 'wrk', cache: env.CACHE_MODE ?? 'off', hitRatio: null, load: `${connections} conn`,
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
     p50: percentile('50'), p95: Number.NaN, p99: percentile('99'),
     errors: total > 0 ? failures / total : 0, dropped: 0, sql: null,
@@ -145,9 +151,10 @@ function runWrk(scenario: string, env: Record<string, string>, connections: numb
  * header of a sample of the same requests (wrk's per-response Lua hook would
  * cost the generator more CPU than the measurement is worth).
  */
-async function sampleStatements(scenario: string, baseUrl: string, idMax: number, products: number): Promise<number> {
+async function sampleStatements(scenario: string, baseUrl: string, idMax: number, products: number): Promise<{ sql: number; hitRatio: number }> {
   const query = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
   let sum = 0;
+  let hits = 0;
   const samples = 50;
   for (let i = 0; i < samples; i++) {
     const id = 1 + Math.floor(Math.random() * idMax);
@@ -158,8 +165,9 @@ async function sampleStatements(scenario: string, baseUrl: string, idMax: number
         : await fetch(`${baseUrl}/products?page=${1 + Math.floor(Math.random() * Math.ceil(products / 5))}&count=5`);
     await response.arrayBuffer();
     sum += Number(response.headers.get('x-sql-statements'));
+    if (response.headers.get('x-cache') === 'hit') hits++;
   }
-  return sum / samples;
+  return { sql: sum / samples, hitRatio: hits / samples };
 }
 
 runCommand(async () => {
@@ -172,6 +180,8 @@ runCommand(async () => {
       connections: { type: 'string', default: '20' },
       duration: { type: 'string', default: '30s' },
       scenario: { type: 'string', multiple: true },
+      cache: { type: 'string', default: 'off' },
+      hot: { type: 'string' },
     } }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -182,6 +192,10 @@ runCommand(async () => {
   for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
   const config = loadConfig();
   if (values.generator !== 'k6' && values.generator !== 'wrk') throw new UsageError('--generator must be k6 or wrk');
+  const cacheMode = values.cache as CacheMode;
+  if (!['off', 'memory', 'redis'].includes(cacheMode)) throw new UsageError('--cache must be off, memory or redis');
+  const hot = values.hot === undefined ? undefined : Number(values.hot);
+  if (hot !== undefined && (!Number.isInteger(hot) || hot < 1)) throw new UsageError('--hot must be a positive integer (ids 1..N)');
   const connections = Number(values.connections);
   if (!Number.isInteger(connections) || connections < 1) throw new UsageError('--connections must be a positive integer');
   const k6 = values.generator === 'k6' ? ensureK6() : '';
@@ -194,16 +208,20 @@ runCommand(async () => {
     const products = await ensureCatalogue(bench, name, scale, config.dataDir);
     const [{ max }] = await query<{ max: number }>(bench, 'SELECT max(id) AS max FROM products') as [{ max: number }];
     const port = await freePort();
-    const server = await startServer(bench, port);
+    const server = await startServer(bench, port, cacheMode);
+    // Random ids over the whole catalogue, or over a hot set of the first N ids.
+    const idMax = hot === undefined ? max : Math.min(hot, max);
     try {
       for (const scenario of scenarios) {
-        const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(max), PRODUCT_COUNT: String(products), MAX_VUS: '400' };
+        const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(products), MAX_VUS: '400', CACHE_MODE: cacheMode };
         console.log(`${scenario}: warming up`);
         if (values.generator === 'wrk') {
           runWrk(scenario, env, connections, '10s', path.join(resultsDir, `${scenario}-warmup.txt`));
           console.log(`${scenario}: wrk, ${connections} connections for ${values.duration}`);
           const row = runWrk(scenario, env, connections, values.duration, path.join(resultsDir, `${scenario}.txt`));
-          row.sql = await sampleStatements(scenario, env.BASE_URL, max, products);
+          const sampled = await sampleStatements(scenario, env.BASE_URL, idMax, products);
+          row.sql = sampled.sql;
+          row.hitRatio = cacheMode === 'off' ? null : sampled.hitRatio;
           rows.push(row);
           continue;
         }
@@ -217,10 +235,10 @@ runCommand(async () => {
   } finally {
     await database.close();
   }
-  const header = ['scenario', 'generator', 'load', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'dropped', 'SQL/req'];
-  const table = rows.map((r) => [r.scenario, r.generator, r.load, r.rps.toFixed(0), r.p50.toFixed(2), Number.isNaN(r.p95) ? '-' : r.p95.toFixed(2), r.p99.toFixed(2), `${(r.errors * 100).toFixed(2)}%`, r.dropped, r.sql === null ? '-' : r.sql.toFixed(2)].map(String));
+  const header = ['scenario', 'generator', 'cache', 'hit ratio', 'load', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'dropped', 'SQL/req'];
+  const table = rows.map((r) => [r.scenario, r.generator, r.cache, r.hitRatio === null ? '-' : `${Math.round(r.hitRatio * 100)}%`, r.load, r.rps.toFixed(0), r.p50.toFixed(2), Number.isNaN(r.p95) ? '-' : r.p95.toFixed(2), r.p99.toFixed(2), `${(r.errors * 100).toFixed(2)}%`, r.dropped, r.sql === null ? '-' : r.sql.toFixed(2)].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  console.log(`\nscale ${scale}, ${os.cpus().length} cores, ${values.generator} on the same machine, one server process, response cache off`);
+  console.log(`\nscale ${scale}, ${os.cpus().length} cores, ${values.generator} on the same machine, one server process, response cache ${cacheMode}${hot === undefined ? '' : `, hot set of ${hot} ids`}`);
   for (const line of [header, ...table]) console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
   fs.writeFileSync(path.join(resultsDir, 'summary.json'), `${JSON.stringify({ scale, rows }, null, 2)}\n`);
   console.log(`\nraw results in ${resultsDir}`);
