@@ -17,33 +17,55 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** How long a request waits for an identical one already running before running itself. */
+const FOLLOW_TIMEOUT_MS = 2_000;
+
 export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<GraphQLContext> {
+  // Single flight: the first miss for a key runs; identical requests arriving
+  // meanwhile wait for its result instead of reaching Postgres too.
+  const inFlight = new Map<string, Promise<string | undefined>>();
+  const served = (body: string, how: string) => ({
+    http: { status: 200, headers: new HeaderMap([['x-cache', how]]) },
+    body: { kind: 'single' as const, singleResult: JSON.parse(body) as ExecutionResult },
+  });
   return {
     async requestDidStart() {
       let key: string | undefined;
       let token = 0;
-      let hit = false;
+      let leader: ((body: string | undefined) => void) | undefined;
       return {
         async responseForOperation({ operation, request, queryHash }) {
           if (operation.operation !== 'query') return null;
           key = `gql:${queryHash}:${request.operationName ?? ''}:${stableJson(request.variables ?? {})}`;
           token = cache.begin();
           const cached = await cache.lookup(key);
-          if (!cached) return null;
-          hit = true;
-          return {
-            http: { status: 200, headers: new HeaderMap([['x-cache', 'hit']]) },
-            body: { kind: 'single', singleResult: JSON.parse(cached.body) as ExecutionResult },
-          };
+          if (cached) return served(cached.body, 'hit');
+          const running = inFlight.get(key);
+          if (running) {
+            const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), FOLLOW_TIMEOUT_MS).unref());
+            const body = await Promise.race([running, timeout]);
+            if (body !== undefined) return served(body, 'shared');
+          } else {
+            const flight = new Promise<string | undefined>((resolve) => { leader = resolve; });
+            inFlight.set(key, flight);
+            // Never let a lost leader block its key.
+            const flightKey = key;
+            setTimeout(() => { if (inFlight.get(flightKey) === flight) inFlight.delete(flightKey); }, FOLLOW_TIMEOUT_MS).unref();
+          }
+          return null;
         },
         async willSendResponse({ response, contextValue }) {
-          if (!key || hit || response.body.kind !== 'single') return;
+          if (!key || !leader || response.body.kind !== 'single') return;
           response.http.headers.set('x-cache', 'miss');
           const result = response.body.singleResult;
-          if (result.errors?.length || result.data === undefined) return;
+          const ok = !result.errors?.length && result.data !== undefined;
+          const body = ok ? JSON.stringify({ data: result.data }) : undefined;
+          inFlight.delete(key);
+          leader(body);
+          if (!body) return;
           const tags = [...contextValue.loaders.touchedProducts].map(productTag);
           if (contextValue.listing) tags.push(LISTING_TAG);
-          cache.save(key, { status: 200, body: JSON.stringify({ data: result.data }), tags }, token);
+          cache.save(key, { status: 200, body, tags }, token);
         },
       };
     },

@@ -89,3 +89,24 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
     expect((await query(a, DETAIL, { id: 'abc' })).cache).not.toBe('hit');
   });
 });
+
+describe('GraphQL single flight (in-process cache)', () => {
+  let catalogue: TestCatalogue;
+  let client: TestClient;
+  beforeAll(async () => {
+    catalogue = await createTestCatalogue();
+    client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await catalogue?.dispose();
+  });
+
+  it('runs concurrent identical queries once: one reaches Postgres, the others share its result', async () => {
+    const responses = await Promise.all(Array.from({ length: 20 }, () => query(client, RELATED, { id: '9' })));
+    expect(new Set(responses.map((r) => JSON.stringify(r.body))).size).toBe(1);
+    expect(responses.filter((r) => r.cache === 'miss')).toHaveLength(1);
+    const statements = responses.reduce((n, r) => n + r.sql, 0);
+    expect(statements).toBe(responses.find((r) => r.cache === 'miss')!.sql);
+  });
+});
