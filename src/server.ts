@@ -87,7 +87,12 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   });
   app.addHook('onClose', async () => database.close());
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  // Liveness, plus the response cache's counters (hits, misses, and store
+  // failures that were answered from Postgres instead).
+  app.get('/healthz', async () => ({
+    status: 'ok',
+    cache: cache ? { store: cache.kind, ...cache.stats, pendingInvalidations: cache.pendingInvalidations } : { store: 'off' },
+  }));
 
   const apollo = createApollo(app, {
     exposeErrors: config.exposeErrors,
