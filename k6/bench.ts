@@ -180,7 +180,7 @@ runCommand(async () => {
       connections: { type: 'string', default: '20' },
       duration: { type: 'string', default: '30s' },
       scenario: { type: 'string', multiple: true },
-      cache: { type: 'string', default: 'off' },
+      cache: { type: 'string', multiple: true },
       hot: { type: 'string' },
     } }));
   } catch (error) {
@@ -192,8 +192,9 @@ runCommand(async () => {
   for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
   const config = loadConfig();
   if (values.generator !== 'k6' && values.generator !== 'wrk') throw new UsageError('--generator must be k6 or wrk');
-  const cacheMode = values.cache as CacheMode;
-  if (!['off', 'memory', 'redis'].includes(cacheMode)) throw new UsageError('--cache must be off, memory or redis');
+  // Several --cache values run the same scenarios once per mode, side by side.
+  const cacheModes = (values.cache ?? ['off']) as CacheMode[];
+  for (const mode of cacheModes) if (!['off', 'memory', 'redis'].includes(mode)) throw new UsageError('--cache must be off, memory or redis');
   const hot = values.hot === undefined ? undefined : Number(values.hot);
   if (hot !== undefined && (!Number.isInteger(hot) || hot < 1)) throw new UsageError('--hot must be a positive integer (ids 1..N)');
   const connections = Number(values.connections);
@@ -207,30 +208,32 @@ runCommand(async () => {
     const { url: bench, name } = await ensureBenchDatabase(database.url);
     const products = await ensureCatalogue(bench, name, scale, config.dataDir);
     const [{ max }] = await query<{ max: number }>(bench, 'SELECT max(id) AS max FROM products') as [{ max: number }];
-    const port = await freePort();
-    const server = await startServer(bench, port, cacheMode);
     // Random ids over the whole catalogue, or over a hot set of the first N ids.
     const idMax = hot === undefined ? max : Math.min(hot, max);
-    try {
-      for (const scenario of scenarios) {
-        const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(products), MAX_VUS: '400', CACHE_MODE: cacheMode };
-        console.log(`${scenario}: warming up`);
-        if (values.generator === 'wrk') {
-          runWrk(scenario, env, connections, '10s', path.join(resultsDir, `${scenario}-warmup.txt`));
-          console.log(`${scenario}: wrk, ${connections} connections for ${values.duration}`);
-          const row = runWrk(scenario, env, connections, values.duration, path.join(resultsDir, `${scenario}.txt`));
-          const sampled = await sampleStatements(scenario, env.BASE_URL, idMax, products);
-          row.sql = sampled.sql;
-          row.hitRatio = cacheMode === 'off' ? null : sampled.hitRatio;
-          rows.push(row);
-          continue;
+    for (const cacheMode of cacheModes) {
+      const port = await freePort();
+      const server = await startServer(bench, port, cacheMode);
+      try {
+        for (const scenario of scenarios) {
+          const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(products), MAX_VUS: '400', CACHE_MODE: cacheMode };
+          console.log(`${scenario} (cache ${cacheMode}): warming up`);
+          if (values.generator === 'wrk') {
+            runWrk(scenario, env, connections, '10s', path.join(resultsDir, `${scenario}-${cacheMode}-warmup.txt`));
+            console.log(`${scenario} (cache ${cacheMode}): wrk, ${connections} connections for ${values.duration}`);
+            const row = runWrk(scenario, env, connections, values.duration, path.join(resultsDir, `${scenario}-${cacheMode}.txt`));
+            const sampled = await sampleStatements(scenario, env.BASE_URL, idMax, products);
+            row.sql = sampled.sql;
+            row.hitRatio = cacheMode === 'off' ? null : sampled.hitRatio;
+            rows.push(row);
+            continue;
+          }
+          runK6(k6, scenario, { ...env, RATE: '200', DURATION: '5s' }, path.join(resultsDir, `${scenario}-${cacheMode}-warmup.json`));
+          console.log(`${scenario} (cache ${cacheMode}): ${values.rate} req/s for ${values.duration}`);
+          rows.push(runK6(k6, scenario, { ...env, RATE: values.rate, DURATION: values.duration }, path.join(resultsDir, `${scenario}-${cacheMode}.json`)));
         }
-        runK6(k6, scenario, { ...env, RATE: '200', DURATION: '5s' }, path.join(resultsDir, `${scenario}-warmup.json`));
-        console.log(`${scenario}: ${values.rate} req/s for ${values.duration}`);
-        rows.push(runK6(k6, scenario, { ...env, RATE: values.rate, DURATION: values.duration }, path.join(resultsDir, `${scenario}.json`)));
+      } finally {
+        server.kill('SIGTERM');
       }
-    } finally {
-      server.kill('SIGTERM');
     }
   } finally {
     await database.close();
@@ -238,7 +241,7 @@ runCommand(async () => {
   const header = ['scenario', 'generator', 'cache', 'hit ratio', 'load', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'dropped', 'SQL/req'];
   const table = rows.map((r) => [r.scenario, r.generator, r.cache, r.hitRatio === null ? '-' : `${Math.round(r.hitRatio * 100)}%`, r.load, r.rps.toFixed(0), r.p50.toFixed(2), Number.isNaN(r.p95) ? '-' : r.p95.toFixed(2), r.p99.toFixed(2), `${(r.errors * 100).toFixed(2)}%`, r.dropped, r.sql === null ? '-' : r.sql.toFixed(2)].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  console.log(`\nscale ${scale}, ${os.cpus().length} cores, ${values.generator} on the same machine, one server process, response cache ${cacheMode}${hot === undefined ? '' : `, hot set of ${hot} ids`}`);
+  console.log(`\nscale ${scale}, ${os.cpus().length} cores, ${values.generator} on the same machine, one server process${hot === undefined ? '' : `, hot set of ${hot} ids`}`);
   for (const line of [header, ...table]) console.log(line.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
   fs.writeFileSync(path.join(resultsDir, 'summary.json'), `${JSON.stringify({ scale, rows }, null, 2)}\n`);
   console.log(`\nraw results in ${resultsDir}`);
