@@ -9,6 +9,7 @@ export class MemoryStore implements CacheStore {
   private readonly entries = new Map<string, Entry>();
   private readonly byTag = new Map<string, Set<string>>();
   private readonly maxEntries: number;
+  private invalidations = 0;
 
   constructor(maxEntries = 10_000) {
     this.maxEntries = maxEntries;
@@ -27,7 +28,12 @@ export class MemoryStore implements CacheStore {
     return entry.value;
   }
 
-  async set(key: string, value: string, tags: readonly string[], ttlSeconds: number): Promise<void> {
+  async generation(): Promise<number> {
+    return this.invalidations;
+  }
+
+  async set(key: string, value: string, tags: readonly string[], ttlSeconds: number, ifGeneration?: number): Promise<void> {
+    if (ifGeneration !== undefined && ifGeneration !== this.invalidations) return;
     this.delete(key);
     this.entries.set(key, { value, tags, expiresAt: Date.now() + ttlSeconds * 1000 });
     for (const tag of tags) {
@@ -39,6 +45,7 @@ export class MemoryStore implements CacheStore {
   }
 
   async invalidate(tags: readonly string[]): Promise<void> {
+    this.invalidations++;
     for (const tag of tags) {
       for (const key of this.byTag.get(tag) ?? []) this.delete(key);
       this.byTag.delete(tag);

@@ -7,11 +7,13 @@ import { Redis } from 'ioredis';
 import type { CacheStore } from './store.ts';
 
 // Entries: <prefix>r:<key>. Tags: <prefix>t:<tag>, a set of entry keys.
-// Storing and invalidating are scripts, so an entry and its tag memberships
-// change together (no entry that a later invalidation would miss).
+// <prefix>generation counts invalidations. Storing and invalidating are
+// scripts, so an entry and its tag memberships change together, and an entry
+// read before an invalidation (by any instance) is never stored after it.
 const SET_SCRIPT = `
+if ARGV[3] ~= '' and tostring(redis.call('GET', KEYS[2]) or '0') ~= ARGV[3] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-for i = 2, #KEYS do
+for i = 3, #KEYS do
   redis.call('SADD', KEYS[i], KEYS[1])
   local ttl = redis.call('TTL', KEYS[i])
   if ttl >= 0 and ttl < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[i], ARGV[2]) end
@@ -20,7 +22,8 @@ end
 return 1`;
 
 const INVALIDATE_SCRIPT = `
-for i = 1, #KEYS do
+redis.call('INCR', KEYS[1])
+for i = 2, #KEYS do
   local members = redis.call('SMEMBERS', KEYS[i])
   for j = 1, #members, 500 do
     redis.call('DEL', unpack(members, j, math.min(j + 499, #members)))
@@ -67,15 +70,19 @@ export class RedisStore implements CacheStore {
     return (await this.run(() => this.client.get(`${this.prefix}r:${key}`))) ?? undefined;
   }
 
-  async set(key: string, value: string, tags: readonly string[], ttlSeconds: number): Promise<void> {
-    const keys = [`${this.prefix}r:${key}`, ...tags.map((tag) => `${this.prefix}t:${tag}`)];
+  async generation(): Promise<number> {
+    return Number((await this.run(() => this.client.get(`${this.prefix}generation`))) ?? 0);
+  }
+
+  async set(key: string, value: string, tags: readonly string[], ttlSeconds: number, ifGeneration?: number): Promise<void> {
+    const keys = [`${this.prefix}r:${key}`, `${this.prefix}generation`, ...tags.map((tag) => `${this.prefix}t:${tag}`)];
     const client = this.client as Redis & { cacheSet(n: number, ...args: (string | number)[]): Promise<unknown> };
-    await this.run(() => client.cacheSet(keys.length, ...keys, value, Math.max(1, Math.round(ttlSeconds))));
+    await this.run(() => client.cacheSet(keys.length, ...keys, value, Math.max(1, Math.round(ttlSeconds)), ifGeneration === undefined ? '' : String(ifGeneration)));
   }
 
   async invalidate(tags: readonly string[]): Promise<void> {
     if (tags.length === 0) return;
-    const keys = tags.map((tag) => `${this.prefix}t:${tag}`);
+    const keys = [`${this.prefix}generation`, ...tags.map((tag) => `${this.prefix}t:${tag}`)];
     const client = this.client as Redis & { cacheInvalidate(n: number, ...args: string[]): Promise<unknown> };
     await this.run(() => client.cacheInvalidate(keys.length, ...keys));
   }

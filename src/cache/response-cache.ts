@@ -35,14 +35,6 @@ export class ResponseCache {
    */
   private readonly pendingTags = new Set<string>();
   private retryTimer: NodeJS.Timeout | undefined;
-  /**
-   * Bumped by every invalidation in this process. A response read from
-   * Postgres while a write was being invalidated may predate the write, so it
-   * is served but not stored. (A write through another instance during the
-   * few milliseconds of a read is not seen here: that entry can live until
-   * its TTL. Known limit, see README.)
-   */
-  private generation = 0;
 
   constructor(store: CacheStore, options: { ttlSeconds: number; warn: (message: string, error: unknown) => void }) {
     this.store = store;
@@ -93,9 +85,20 @@ export class ResponseCache {
     this.retryTimer.unref();
   }
 
-  /** For callers that read and store in separate steps (the GraphQL plugin): the token to pass to save(). */
-  begin(): number {
-    return this.generation;
+  /**
+   * Call before reading from Postgres; pass the token to save(). A response
+   * read while any instance invalidated something may predate that write, so
+   * the store refuses it (it is still served to this request). Undefined when
+   * the store cannot say: then nothing is stored.
+   */
+  async begin(): Promise<number | undefined> {
+    if (this.pendingTags.size > 0) return undefined;
+    try {
+      return await this.store.generation();
+    } catch (error) {
+      this.failed('read', error);
+      return undefined;
+    }
   }
 
   /** A cached response, or undefined (a miss, or the store is unavailable). */
@@ -107,9 +110,9 @@ export class ResponseCache {
   }
 
   /** Stores a response read after begin() returned `token`, unless a write was invalidated since. */
-  save(key: string, response: CachedResponse, token: number): void {
-    if (this.pendingTags.size > 0 || token !== this.generation) return;
-    this.store.set(key, JSON.stringify(response), response.tags, this.ttlSeconds).catch((error: unknown) => this.failed('write', error));
+  save(key: string, response: CachedResponse, token: number | undefined): void {
+    if (token === undefined || this.pendingTags.size > 0) return;
+    this.store.set(key, JSON.stringify(response), response.tags, this.ttlSeconds, token).catch((error: unknown) => this.failed('write', error));
   }
 
   /** The cached response for `key`, or `produce()`'s, stored for next time. */
@@ -122,24 +125,20 @@ export class ResponseCache {
     this.stats.misses++;
     let pending = this.inFlight.get(key);
     if (!pending) {
-      const generation = this.generation;
-      pending = produce();
+      pending = this.begin().then(async (token) => {
+        const response = await produce();
+        this.save(key, response, token);
+        return response;
+      });
       this.inFlight.set(key, pending);
-      pending.then(
-        (response) => {
-          this.inFlight.delete(key);
-          if (this.pendingTags.size > 0 || generation !== this.generation) return;
-          this.store.set(key, JSON.stringify(response), response.tags, this.ttlSeconds).catch((error: unknown) => this.failed('write', error));
-        },
-        () => this.inFlight.delete(key),
-      );
+      const settled = () => { this.inFlight.delete(key); };
+      pending.then(settled, settled);
     }
     return { ...(await pending), hit: false };
   }
 
   /** Drops every entry showing any of these products (and listings, when asked). */
   async invalidate(tags: string[]): Promise<void> {
-    this.generation++;
     try {
       await this.store.invalidate(tags);
     } catch (error) {

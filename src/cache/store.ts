@@ -3,7 +3,14 @@
 export interface CacheStore {
   readonly kind: 'memory' | 'redis';
   get(key: string): Promise<string | undefined>;
-  set(key: string, value: string, tags: readonly string[], ttlSeconds: number): Promise<void>;
+  /**
+   * The store's invalidation counter: every invalidation, by any instance,
+   * moves it. A response read from Postgres is stored only if the counter has
+   * not moved since before the read (see `set`'s `ifGeneration`).
+   */
+  generation(): Promise<number>;
+  /** Stores the entry, unless `ifGeneration` is given and an invalidation happened since. */
+  set(key: string, value: string, tags: readonly string[], ttlSeconds: number, ifGeneration?: number): Promise<void>;
   /** Drops every entry tagged with any of `tags`, for every instance sharing the store. */
   invalidate(tags: readonly string[]): Promise<void>;
   close(): Promise<void>;

@@ -31,13 +31,13 @@ export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<Gr
   return {
     async requestDidStart() {
       let key: string | undefined;
-      let token = 0;
+      let token: number | undefined;
       let leader: ((body: string | undefined) => void) | undefined;
       return {
         async responseForOperation({ operation, request, queryHash }) {
           if (operation.operation !== 'query') return null;
           key = `gql:${queryHash}:${request.operationName ?? ''}:${stableJson(request.variables ?? {})}`;
-          token = cache.begin();
+          token = await cache.begin();
           const cached = await cache.lookup(key);
           if (cached) return served(cached.body, 'hit');
           const running = inFlight.get(key);
