@@ -145,3 +145,32 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
     expect((await get(a, '/products/21/styles')).cache).toBe('hit');
   });
 });
+
+describe.skipIf(!redisAvailable())('Redis down when the server starts', () => {
+  it('answers every request from Postgres, then caches once Redis comes up, without a restart', async () => {
+    const redis = await startTestRedis();
+    await redis.stop();
+    const client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `down${Date.now()}:`, REDIS_TIMEOUT_MS: '100' } });
+    try {
+      const started = Date.now();
+      for (let i = 0; i < 10; i++) {
+        const response = await get(client, '/products/30/styles');
+        expect(response.status).toBe(200);
+        expect(response.cache).toBe('miss');
+      }
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(client.server.cache!.stats.errors).toBeGreaterThan(0);
+      const health = JSON.parse((await client.app.inject({ method: 'GET', url: '/healthz' })).body);
+      expect(health.cache.errors).toBeGreaterThan(0);
+      await redis.start();
+      const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
+      for (let i = 0; i < 200 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 25));
+      await get(client, '/products/30/styles');
+      await new Promise((r) => setTimeout(r, 50));
+      expect((await get(client, '/products/30/styles')).cache).toBe('hit');
+    } finally {
+      await client.close();
+      await redis.stop();
+    }
+  });
+});
