@@ -8,6 +8,7 @@
 // table: achieved requests per second, latency percentiles, error rate and SQL
 // statements per request. Raw k6 summaries go to .data/bench/results/.
 import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +24,20 @@ import { generateCatalogue, readManifest } from '../etl/generate/generate.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const K6_VERSION = 'v1.8.1';
 const K6_BIN = process.env.K6_BIN ?? path.join(os.homedir(), '.cache', 'catalogue-api', 'bin', 'k6');
-const SCENARIOS = ['graphql-product-styles', 'rest-styles', 'rest-products-page'];
+const SCENARIOS = ['graphql-product-styles', 'rest-styles', 'rest-products-page', 'graphql-apq'];
+/** Scenarios only wrk can run (k6 has its own scripts for the others). */
+const WRK_ONLY = new Set(['graphql-apq']);
+const PRODUCT_WITH_STYLES = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
+const PRODUCT_WITH_STYLES_HASH = crypto.createHash('sha256').update(PRODUCT_WITH_STYLES).digest('hex');
+
+/** Registers the nested query's text under its hash, so hash-only requests work. */
+async function registerPersistedQuery(baseUrl: string): Promise<void> {
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: PRODUCT_WITH_STYLES, variables: { id: '1' }, extensions: { persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } } }),
+  });
+  if (!response.ok) throw new Error(`registering the persisted query failed: HTTP ${response.status}`);
+}
 
 function ensureK6(): string {
   if (fs.existsSync(K6_BIN)) return K6_BIN;
@@ -152,13 +166,17 @@ function runWrk(scenario: string, env: Record<string, string>, connections: numb
  * cost the generator more CPU than the measurement is worth).
  */
 async function sampleStatements(scenario: string, baseUrl: string, idMax: number, products: number): Promise<{ sql: number; hitRatio: number }> {
-  const query = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
+  const query = PRODUCT_WITH_STYLES;
   let sum = 0;
   let hits = 0;
   const samples = 50;
   for (let i = 0; i < samples; i++) {
     const id = 1 + Math.floor(Math.random() * idMax);
-    const response = scenario === 'graphql-product-styles'
+    // Each sample is the same request the scenario's wrk script sends (same cache key).
+    const apq = `operationName=ProductWithStyles&variables=${encodeURIComponent(JSON.stringify({ id: String(id) }))}&extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }))}`;
+    const response = scenario === 'graphql-apq'
+      ? await fetch(`${baseUrl}/graphql?${apq}`)
+      : scenario === 'graphql-product-styles'
       ? await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { id: String(id) } }) })
       : scenario === 'rest-styles'
         ? await fetch(`${baseUrl}/products/${id}/styles`)
@@ -190,6 +208,7 @@ runCommand(async () => {
   if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new UsageError('--scale must be a number above 0 and at most 1');
   const scenarios = values.scenario ?? SCENARIOS;
   for (const s of scenarios) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
+
   const config = loadConfig();
   if (values.generator !== 'k6' && values.generator !== 'wrk') throw new UsageError('--generator must be k6 or wrk');
   // Several --cache values run the same scenarios once per mode, side by side.
@@ -199,6 +218,9 @@ runCommand(async () => {
   if (hot !== undefined && (!Number.isInteger(hot) || hot < 1)) throw new UsageError('--hot must be a positive integer (ids 1..N)');
   const connections = Number(values.connections);
   if (!Number.isInteger(connections) || connections < 1) throw new UsageError('--connections must be a positive integer');
+  // With k6, the wrk-only scenarios are left out unless asked for by name (then it is an error).
+  const runnable = values.generator === 'k6' ? scenarios.filter((s) => !WRK_ONLY.has(s) || values.scenario !== undefined) : scenarios;
+  for (const s of runnable) if (values.generator === 'k6' && WRK_ONLY.has(s)) throw new UsageError(`scenario ${s} needs --generator wrk`);
   const k6 = values.generator === 'k6' ? ensureK6() : '';
   const database = await openDatabase(config, console.log);
   const resultsDir = path.join(config.dataDir, 'bench', 'results', new Date().toISOString().replace(/[:.]/g, '-'));
@@ -214,8 +236,9 @@ runCommand(async () => {
       const port = await freePort();
       const server = await startServer(bench, port, cacheMode);
       try {
-        for (const scenario of scenarios) {
-          const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(products), MAX_VUS: '400', CACHE_MODE: cacheMode };
+        for (const scenario of runnable) {
+          const env = { BASE_URL: `http://127.0.0.1:${port}`, ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(products), MAX_VUS: '400', CACHE_MODE: cacheMode, APQ_HASH: PRODUCT_WITH_STYLES_HASH };
+          if (scenario === 'graphql-apq') await registerPersistedQuery(env.BASE_URL);
           console.log(`${scenario} (cache ${cacheMode}): warming up`);
           if (values.generator === 'wrk') {
             runWrk(scenario, env, connections, '10s', path.join(resultsDir, `${scenario}-${cacheMode}-warmup.txt`));
