@@ -54,9 +54,10 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   const database = connectDatabase(databaseUrl, { poolSize: config.databasePoolSize });
   const queries = new CatalogQueries(database.pool);
   const service = new CatalogService(database.prisma);
-  const pages = new ProductPages(queries);
-  await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
+
   const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message));
+  const pages = new ProductPages(queries, cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined);
+  await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
   if (cache) {
     // After every committed write: drop the cached responses that show the
     // changed products, and the listings when products appeared or vanished.

@@ -28,6 +28,16 @@ export class MemoryStore implements CacheStore {
     return entry.value;
   }
 
+  private readonly counters = new Map<string, number>();
+
+  async counter(name: string): Promise<number> {
+    return this.counters.get(name) ?? 0;
+  }
+
+  async bump(name: string): Promise<void> {
+    this.counters.set(name, (this.counters.get(name) ?? 0) + 1);
+  }
+
   async generation(): Promise<number> {
     return this.invalidations;
   }

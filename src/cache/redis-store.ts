@@ -70,6 +70,14 @@ export class RedisStore implements CacheStore {
     return (await this.run(() => this.client.get(`${this.prefix}r:${key}`))) ?? undefined;
   }
 
+  async counter(name: string): Promise<number> {
+    return Number((await this.run(() => this.client.get(`${this.prefix}c:${name}`))) ?? 0);
+  }
+
+  async bump(name: string): Promise<void> {
+    await this.run(() => this.client.incr(`${this.prefix}c:${name}`));
+  }
+
   async generation(): Promise<number> {
     return Number((await this.run(() => this.client.get(`${this.prefix}generation`))) ?? 0);
   }

@@ -137,9 +137,24 @@ export class ResponseCache {
     return { ...(await pending), hit: false };
   }
 
+  /**
+   * Moves whenever products are created or deleted through any instance
+   * (listing pages shift): instances rebuild their page anchors when it moves.
+   * Undefined when the store cannot say.
+   */
+  async listingVersion(): Promise<number | undefined> {
+    if (this.pendingTags.size > 0) return undefined;
+    try {
+      return await this.store.counter(LISTING_TAG);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Drops every entry showing any of these products (and listings, when asked). */
   async invalidate(tags: string[]): Promise<void> {
     try {
+      if (tags.includes(LISTING_TAG)) await this.store.bump(LISTING_TAG);
       await this.store.invalidate(tags);
     } catch (error) {
       for (const tag of tags) this.pendingTags.add(tag);

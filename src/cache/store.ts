@@ -11,6 +11,9 @@ export interface CacheStore {
   generation(): Promise<number>;
   /** Stores the entry, unless `ifGeneration` is given and an invalidation happened since. */
   set(key: string, value: string, tags: readonly string[], ttlSeconds: number, ifGeneration?: number): Promise<void>;
+  /** A named counter shared by every instance (read; 0 when never bumped). */
+  counter(name: string): Promise<number>;
+  bump(name: string): Promise<void>;
   /** Drops every entry tagged with any of `tags`, for every instance sharing the store. */
   invalidate(tags: readonly string[]): Promise<void>;
   close(): Promise<void>;

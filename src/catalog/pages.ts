@@ -5,7 +5,9 @@
 // (one index-only scan of the primary key) at once after a product is created
 // or deleted through this process, and in the background every REFRESH_MS for
 // changes made elsewhere (another instance, a reload), serving the previous
-// anchors meanwhile so no request waits for a periodic rebuild.
+// anchors meanwhile so no request waits for a periodic rebuild. With a shared
+// cache, a version that every instance bumps on create/delete is checked on
+// each listing read (a cache miss), and a moved version rebuilds at once.
 import { AsyncResource } from 'node:async_hooks';
 import type { CatalogQueries, Product } from './queries.ts';
 
@@ -18,8 +20,12 @@ export class ProductPages {
   private builtAt = 0;
   private refreshing: Promise<void> | undefined;
 
-  constructor(queries: CatalogQueries) {
+  private readonly sharedVersion: (() => Promise<number | undefined>) | undefined;
+  private builtForVersion: number | undefined;
+
+  constructor(queries: CatalogQueries, sharedVersion?: () => Promise<number | undefined>) {
     this.queries = queries;
+    this.sharedVersion = sharedVersion;
   }
 
   /** Builds the anchors now (at start-up), so no request waits for them. */
@@ -43,6 +49,13 @@ export class ProductPages {
   }
 
   private async current(): Promise<number[]> {
+    if (this.sharedVersion) {
+      const version = await this.sharedVersion();
+      if (version !== undefined && version !== this.builtForVersion) {
+        this.anchors = undefined;
+        this.builtForVersion = version;
+      }
+    }
     if (!this.anchors) {
       const building = this.build();
       this.anchors = building;

@@ -174,3 +174,31 @@ describe.skipIf(!redisAvailable())('Redis down when the server starts', () => {
     }
   });
 });
+
+describe.skipIf(!redisAvailable())('listing pages across instances (more than one page anchor)', () => {
+  it('a deletion through one instance shifts the other instance\'s pages at once', async () => {
+    // 2,000 products: page anchors at ids 1 and 1001, so a deletion below 1001 moves the second anchor's position.
+    const big = await createTestCatalogue({ scale: 0.002 });
+    const redis = await startTestRedis();
+    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `pages${Date.now()}:` };
+    const a = await createTestClient(big.db.url, { env });
+    const b = await createTestClient(big.db.url, { env });
+    try {
+      for (const client of [a, b]) {
+        const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
+        for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+      }
+      const page = '/products?page=1001&count=1'; // the 1,001st product
+      const before = JSON.parse((await get(b, page)).body)[0].id as number;
+      expect((await a.app.inject({ method: 'DELETE', url: '/products/5' })).statusCode).toBe(204);
+      const { id: expected } = await big.direct.one<{ id: number }>('SELECT id FROM products ORDER BY id OFFSET 1000 LIMIT 1');
+      expect(expected).not.toBe(before);
+      expect(JSON.parse((await get(b, page)).body)[0].id).toBe(expected);
+    } finally {
+      await a.close();
+      await b.close();
+      await redis.stop();
+      await big.dispose();
+    }
+  });
+});
