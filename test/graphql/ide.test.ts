@@ -1,25 +1,15 @@
 // The GraphiQL IDE at GET /graphql: served from local assets only, and working
 // in a real (headless) Chromium with every non-local request blocked.
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openOfflinePage } from '../support/browser.ts';
 import { rawGet } from '../support/raw-http.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCatalogue } from '../../etl/generate/generate.ts';
-import { loadCatalogue } from '../../etl/load/load.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildServer, type App } from '../../src/server.ts';
-import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-
-
+import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 
 describe('GraphiQL IDE at GET /graphql', () => {
-  let db: TestDatabase;
-  let dataDir: string;
+  let catalogue: TestCatalogue;
   let server: App;
   let baseUrl: string;
   let browser: Browser | undefined;
@@ -27,22 +17,13 @@ describe('GraphiQL IDE at GET /graphql', () => {
   let productName: string;
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-ide-'));
     const launching = launchChromium();
     launching.catch(() => undefined); // awaited below; don't let an early failure go unhandled meanwhile
-    db = await createTestDatabase();
-    await generateCatalogue({ scale: 0.0001, seed: 1, out: dataDir, quiet: true });
-    await loadCatalogue({ databaseUrl: db.url, dir: dataDir, replace: false });
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ name: string }>('SELECT name FROM products WHERE id = 1');
-      expect(rows).toHaveLength(1);
-      productName = rows[0]!.name;
-    } finally {
-      await client.end();
-    }
-    server = await buildServer(loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', PORT: '0' }), db.url);
+    catalogue = await createTestCatalogue({ scale: 0.0001 });
+    const rows = await catalogue.direct.rows<{ name: string }>('SELECT name FROM products WHERE id = 1');
+    expect(rows).toHaveLength(1);
+    productName = rows[0]!.name;
+    server = await buildServer(loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', PORT: '0' }), catalogue.db.url);
     baseUrl = await server.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launching;
   });
@@ -50,8 +31,7 @@ describe('GraphiQL IDE at GET /graphql', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.app.close();
-    await db?.drop();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await catalogue?.dispose();
   });
 
   it('serves the page itself (no redirect) with only local, whitelisted, cacheable assets', async () => {
