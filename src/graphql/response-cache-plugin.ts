@@ -37,9 +37,10 @@ export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<Gr
         async responseForOperation({ operation, request, queryHash }) {
           if (operation.operation !== 'query') return null;
           key = `gql:${queryHash}:${request.operationName ?? ''}:${stableJson(request.variables ?? {})}`;
-          token = await cache.begin();
           const cached = await cache.lookup(key);
           if (cached) return served(cached.body, 'hit');
+          // Only a miss reads Postgres, so only a miss needs the store's generation (before the read).
+          token = await cache.begin();
           const running = inFlight.get(key);
           if (running) {
             const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), FOLLOW_TIMEOUT_MS).unref());
