@@ -13,13 +13,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { UsageError, runCommand } from '../src/commands/run.ts';
 import { ensureBenchDatabase } from '../src/db/bench-database.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { freePort } from '../src/util/free-port.ts';
 import { generateCatalogue, readManifest } from '../etl/generate/generate.ts';
+import { queryOnce as query } from '../src/db/query-once.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const K6_VERSION = 'v1.8.1';
@@ -49,15 +49,6 @@ function ensureK6(): string {
   return K6_BIN;
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** Loads the catalogue at `scale` into the bench database unless it is already there. */
 async function ensureCatalogue(bench: string, name: string, scale: number, dataDir: string): Promise<number> {

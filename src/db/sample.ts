@@ -1,20 +1,13 @@
 // First start on an empty database: generate and load a sample catalogue so
 // the API has something to serve. Later starts find products and skip this.
 import path from 'node:path';
-import pg from 'pg';
 import { generateCatalogue, readManifest } from '../../etl/generate/generate.ts';
 import { loadCatalogue } from '../../etl/load/load.ts';
 import type { Config } from '../config.ts';
+import { queryOnce } from './query-once.ts';
 
 export async function catalogueIsEmpty(databaseUrl: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query('SELECT 1 FROM products LIMIT 1');
-    return rowCount === 0;
-  } finally {
-    await client.end();
-  }
+  return (await queryOnce(databaseUrl, 'SELECT 1 FROM products LIMIT 1')).length === 0;
 }
 
 export async function loadSampleCatalogue(config: Config, databaseUrl: string, log: (message: string) => void): Promise<void> {

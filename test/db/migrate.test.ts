@@ -6,10 +6,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS_DIR, MigrationError, migrate } from '../../src/db/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { queryOnce as query } from '../../src/db/query-once.ts';
 
 const INIT = '20261121000000_init';
 
@@ -44,15 +44,6 @@ function copyOfMigrations(): string {
   return dir;
 }
 
-async function query<Row extends pg.QueryResultRow>(url: string, sql: string): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 const migrationRows = (url: string) =>
   query<MigrationRow>(url, 'SELECT * FROM "_prisma_migrations" ORDER BY migration_name');

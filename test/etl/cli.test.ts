@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Manifest, generateCatalogue } from '../../etl/generate/generate.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { queryOnce as query } from '../../src/db/query-once.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -67,15 +67,6 @@ function expectCleanFailure(result: Result, message: RegExp): string {
   return errorLines[0] as string;
 }
 
-async function query<Row extends pg.QueryResultRow>(url: string, sql: string): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<Row>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 async function tableCount(url: string, table: string): Promise<number> {
   const [row] = await query<{ n: string }>(url, `SELECT count(*) AS n FROM ${table}`);

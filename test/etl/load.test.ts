@@ -9,6 +9,11 @@ import { generateCatalogue, type Manifest } from '../../etl/generate/generate.ts
 import { LoadError, loadCatalogue } from '../../etl/load/load.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { findSchemaDrift } from '../support/schema-drift.ts';
+import { queryOnce } from '../../src/db/query-once.ts';
+
+// Rows as plain records (this file destructures counts and statuses).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const query = (url: string, sql: string) => queryOnce<any>(url, sql);
 
 const TABLES = ['products', 'features', 'styles', 'photos', 'skus', 'related'] as const;
 
@@ -29,15 +34,6 @@ async function fingerprint(url: string): Promise<Record<string, string>> {
   }
 }
 
-async function query(url: string, sql: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe('loading generated catalogues', () => {
   let db: TestDatabase;
