@@ -19,6 +19,11 @@ export { LoadError } from './file-loader.ts';
 
 /** Live tables, parents before children. */
 const CATALOG_TABLES: Table[] = ['products', 'features', 'styles', 'photos', 'skus', 'related'];
+/** Tables derived from the catalogue (no file, no id sequence), rebuilt and swapped in with it. */
+const READ_MODEL_TABLES = ['product_style_documents'];
+const STAGED_TABLES = [...CATALOG_TABLES, ...READ_MODEL_TABLES];
+/** Products per call when building style documents: big enough to amortise, small enough to spread over connections. */
+const DOCUMENT_CHUNK = 20_000;
 // Files that only depend on already-loaded parents run side by side.
 const PHASES = [['product'], ['styles', 'features', 'related'], ['skus', 'photos']] as const;
 const LOAD_LOCK = 72707370;
@@ -38,7 +43,7 @@ export interface LoadSummary {
   runId: number;
   files: FileStats[];
   counts: Record<Table, number>;
-  seconds: { files: number; constraints: number; analyze: number; swap: number; total: number };
+  seconds: { files: number; constraints: number; analyze: number; documents: number; swap: number; total: number };
   /** Peak resident memory of this (loader) process, in MB. */
   peakMemoryMb: number;
 }
@@ -124,27 +129,35 @@ interface LiveDefinitions {
   primaryKeys: string[];
   indexes: string[];
   foreignKeys: { table: string; name: string; definition: string }[];
+  /** Triggers (the read model's upkeep), created on the staging tables before the swap. */
+  triggers: string[];
 }
 
-/** Keys, indexes and foreign keys of the live catalogue tables, as SQL for the staging schema. */
+/** Keys, indexes, foreign keys and triggers of the live catalogue tables, as SQL for the staging schema. */
 async function liveDefinitions(client: pg.PoolClient): Promise<LiveDefinitions> {
   await client.query('SET search_path = public');
   const constraints = await client.query<{ table: string; name: string; type: string; definition: string }>(`
     SELECT c.conrelid::regclass::text AS table, c.conname AS name, c.contype AS type, pg_get_constraintdef(c.oid) AS definition
     FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
     WHERE n.nspname = 'public' AND t.relname = ANY($1) AND c.contype IN ('p', 'u', 'f')
-    ORDER BY c.conname`, [CATALOG_TABLES]);
+    ORDER BY c.conname`, [STAGED_TABLES]);
   const indexes = await client.query<{ definition: string }>(`
     SELECT pg_get_indexdef(i.indexrelid) AS definition
     FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
     WHERE n.nspname = 'public' AND t.relname = ANY($1)
       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
-    ORDER BY 1`, [CATALOG_TABLES]);
+    ORDER BY 1`, [STAGED_TABLES]);
+  const triggers = await client.query<{ definition: string }>(`
+    SELECT pg_get_triggerdef(g.oid) AS definition
+    FROM pg_trigger g JOIN pg_class t ON t.oid = g.tgrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+    WHERE n.nspname = 'public' AND t.relname = ANY($1) AND NOT g.tgisinternal
+    ORDER BY 1`, [STAGED_TABLES]);
   const staged = (table: string) => `${STAGING_SCHEMA}.${table.replace(/^public\./, '')}`;
   return {
     primaryKeys: constraints.rows.filter((c) => c.type !== 'f').map((c) => `ALTER TABLE ${staged(c.table)} ADD CONSTRAINT ${c.name} ${c.definition}`),
     indexes: indexes.rows.map((i) => i.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
     foreignKeys: constraints.rows.filter((c) => c.type === 'f').map((c) => ({ table: staged(c.table), name: c.name, definition: c.definition })),
+    triggers: triggers.rows.map((t) => t.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
   };
 }
 
@@ -183,7 +196,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
 
     await control.query(`DROP SCHEMA IF EXISTS ${STAGING_SCHEMA} CASCADE`);
     await control.query(`CREATE SCHEMA ${STAGING_SCHEMA}`);
-    for (const table of CATALOG_TABLES) {
+    for (const table of STAGED_TABLES) {
       await control.query(`CREATE TABLE ${STAGING_SCHEMA}.${table} (LIKE public.${table} INCLUDING DEFAULTS)`);
     }
 
@@ -236,14 +249,29 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     await runPool(CATALOG_TABLES.map((t) => ddl(`ANALYZE ${STAGING_SCHEMA}.${t}`)), 2);
     const analyzeDone = performance.now();
 
+    // The read model, built by the function its triggers use, run against the
+    // staging tables (it names its tables without a schema; SET LOCAL lasts
+    // for this one implicit transaction). Then the triggers that keep it in
+    // sync from the swap on.
+    log('building style documents');
+    const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
+    const chunks: (() => Promise<void>)[] = [];
+    for (let from = 0; from < (range?.max ?? 0); from += DOCUMENT_CHUNK) {
+      chunks.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_style_documents(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + DOCUMENT_CHUNK}))`));
+    }
+    await runPool(chunks, 2);
+    await runPool([...definitions.triggers, ...READ_MODEL_TABLES.map((t) => `ANALYZE ${STAGING_SCHEMA}.${t}`)].map(ddl), 1);
+    const documentsDone = performance.now();
+
     if (options.beforeSwap) await options.beforeSwap(control);
 
     // 3. The swap: one short transaction.
     await control.query('BEGIN');
     await control.query(`SET LOCAL lock_timeout = '30s'`);
-    await control.query(`LOCK TABLE ${CATALOG_TABLES.map((t) => `public.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+    await control.query(`LOCK TABLE ${STAGED_TABLES.map((t) => `public.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
     for (const table of CATALOG_TABLES) await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY NONE`);
-    await control.query(`DROP TABLE ${[...CATALOG_TABLES].reverse().map((t) => `public.${t}`).join(', ')}`);
+    await control.query(`DROP TABLE ${[...STAGED_TABLES].reverse().map((t) => `public.${t}`).join(', ')}`);
+    for (const table of READ_MODEL_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
     for (const table of CATALOG_TABLES) {
       await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
       await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY public.${table}.id`);
@@ -261,7 +289,8 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
         files: (filesDone - startedAt) / 1000,
         constraints: (constraintsDone - filesDone) / 1000,
         analyze: (analyzeDone - constraintsDone) / 1000,
-        swap: (swapDone - analyzeDone) / 1000,
+        documents: (documentsDone - analyzeDone) / 1000,
+        swap: (swapDone - documentsDone) / 1000,
         total: (swapDone - startedAt) / 1000,
       },
       peakMemoryMb: Math.round(process.resourceUsage().maxRSS / 1024),

@@ -60,7 +60,10 @@ export function createLoaders(queries: CatalogQueries): CatalogLoaders {
     productWithStyles,
     features: new DataLoader(touching(async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids)), options),
     styles: new DataLoader(touching(async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids)), options),
-    stylesWithMedia: new DataLoader(touching(async (ids) => groupBy(await queries.stylesWithMediaByProductIds(ids), (r) => r.productId, ids)), options),
+    stylesWithMedia: new DataLoader(touching(async (ids) => {
+      const documents = new Map((await queries.styleDocumentsByProductIds(ids)).map((row) => [row.productId, row.styles]));
+      return ids.map((id) => documents.get(id) ?? []);
+    }), options),
     photos: new DataLoader(async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids), options),
     skus: new DataLoader(async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids), options),
     related: new DataLoader(touching(async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids)), options),

@@ -14,34 +14,23 @@ import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types
 
 export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';
 
-const PRODUCT_COLUMNS = `id, name, slogan, description, category, default_price AS "defaultPrice", created_at AS "createdAt", updated_at AS "updatedAt"`;
+const productColumns = (table = '') =>
+  `${table}id, ${table}name, ${table}slogan, ${table}description, ${table}category, ${table}default_price AS "defaultPrice", ${table}created_at AS "createdAt", ${table}updated_at AS "updatedAt"`;
+const PRODUCT_COLUMNS = productColumns();
 const STYLE_COLUMNS = `s.id, s.product_id AS "productId", s.name, s.sale_price AS "salePrice", s.original_price AS "originalPrice", s.is_default AS "isDefault"`;
 
 const STATEMENTS = {
   productsByIds: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ANY($1::int[])`,
   featuresByProductIds: `SELECT id, product_id AS "productId", feature, value FROM features WHERE product_id = ANY($1::int[]) ORDER BY id`,
   stylesByProductIds: `SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.product_id = ANY($1::int[]) ORDER BY s.id`,
-  // Styles with their photos and skus in one round trip: what a product page needs.
-  stylesWithMediaByProductIds: `
-    SELECT ${STYLE_COLUMNS},
-      coalesce((SELECT json_agg(json_build_object('url', p.url, 'thumbnailUrl', p.thumbnail_url) ORDER BY p.id)
-                FROM photos p WHERE p.style_id = s.id), '[]'::json) AS photos,
-      coalesce((SELECT json_agg(json_build_object('id', k.id, 'size', k.size, 'quantity', k.quantity) ORDER BY k.id)
-                FROM skus k WHERE k.style_id = s.id), '[]'::json) AS skus
-    FROM styles s WHERE s.product_id = ANY($1::int[]) ORDER BY s.id`,
-  // A product page in one round trip: the product, its styles, their photos and
-  // skus. Prices are cast to text inside the JSON so "140.00" stays "140.00".
+  // Styles with their photos and skus, from the per-product read model
+  // (product_style_documents, kept in sync by triggers; see its migration).
+  styleDocumentsByProductIds: `SELECT product_id AS "productId", styles FROM product_style_documents WHERE product_id = ANY($1::int[])`,
+  // A product page in one round trip: the product, its styles, their photos and skus.
   productsWithStylesByIds: `
-    SELECT ${PRODUCT_COLUMNS},
-      coalesce((SELECT json_agg(json_build_object(
-          'id', s.id, 'productId', s.product_id, 'name', s.name,
-          'salePrice', s.sale_price::text, 'originalPrice', s.original_price::text, 'isDefault', s.is_default,
-          'photos', coalesce((SELECT json_agg(json_build_object('url', ph.url, 'thumbnailUrl', ph.thumbnail_url) ORDER BY ph.id)
-                              FROM photos ph WHERE ph.style_id = s.id), '[]'::json),
-          'skus', coalesce((SELECT json_agg(json_build_object('id', k.id, 'size', k.size, 'quantity', k.quantity) ORDER BY k.id)
-                            FROM skus k WHERE k.style_id = s.id), '[]'::json)
-        ) ORDER BY s.id) FROM styles s WHERE s.product_id = p.id), '[]'::json) AS styles
-    FROM products p WHERE p.id = ANY($1::int[])`,
+    SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles
+    FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
+    WHERE p.id = ANY($1::int[])`,
   photosByStyleIds: `SELECT style_id AS "styleId", url, thumbnail_url AS "thumbnailUrl" FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`,
   skusByStyleIds: `SELECT style_id AS "styleId", id, size, quantity FROM skus WHERE style_id = ANY($1::int[]) ORDER BY id`,
   relatedByProductIds: `SELECT current_product_id AS "currentProductId", related_product_id AS "relatedProductId" FROM related WHERE current_product_id = ANY($1::int[]) ORDER BY id`,
@@ -87,8 +76,9 @@ export class CatalogQueries {
     return this.run('stylesByProductIds', [ids]);
   }
 
-  stylesWithMediaByProductIds(ids: readonly number[]): Promise<Style[]> {
-    return this.run('stylesWithMediaByProductIds', [ids]);
+  /** Each product's styles with photos and skus embedded; products without styles have no row. */
+  styleDocumentsByProductIds(ids: readonly number[]): Promise<{ productId: number; styles: Style[] }[]> {
+    return this.run('styleDocumentsByProductIds', [ids]);
   }
 
   photosByStyleIds(ids: readonly number[]): Promise<PhotoRow[]> {
