@@ -40,6 +40,10 @@ export interface Config {
   /** Show internal error details to clients (never in production). */
   exposeErrors: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Longest /readyz waits for Postgres (and Redis) before reporting it unavailable. */
+  readinessTimeoutMs: number;
+  /** Distinct GraphQL operation names given their own metric labels; later names are counted as "other". */
+  metricsMaxOperationNames: number;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',
     graphqlJit: read.oneOf('GRAPHQL_JIT', 'on', ['on', 'off'] as const) === 'on',
+    readinessTimeoutMs: read.integer('READINESS_TIMEOUT_MS', 1000, 10, 60_000),
+    metricsMaxOperationNames: read.integer('METRICS_MAX_OPERATION_NAMES', 100, 1, 10_000),
     exposeErrors: false,
   };
   config.exposeErrors = config.nodeEnv === 'development';

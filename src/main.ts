@@ -8,6 +8,7 @@ import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { catalogueIsEmpty, loadSampleCatalogue } from './db/sample.ts';
 import { startServer } from './server.ts';
+import { serveClusterMetrics } from './observability/cluster-metrics.ts';
 
 const log = (message: string) => console.log(message);
 
@@ -42,6 +43,8 @@ async function runPrimary(): Promise<void> {
     return;
   }
   log(`starting ${config.workers} worker processes`);
+  // /metrics on any worker shows every worker's metrics added up.
+  serveClusterMetrics();
   let stopping = false;
   const fork = () => cluster.fork({ CATALOGUE_WORKER_DATABASE_URL: database.url });
   for (let i = 0; i < config.workers; i++) fork();

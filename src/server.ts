@@ -1,9 +1,10 @@
 // Builds the Fastify app: GraphQL at /graphql (POST and GET; the IDE for
-// browsers), health, and the shared catalogue services underneath.
+// browsers), legacy REST, health, readiness and metrics, and the shared
+// catalogue services underneath.
 import cluster from 'node:cluster';
 import crypto from 'node:crypto';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createLoaders } from './catalog/loaders.ts';
 import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create.ts';
@@ -20,6 +21,10 @@ import { registerOpenApi } from './rest/openapi.ts';
 import { registerDocs } from './rest/docs.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { registerIde, sendIde } from './graphql/ide.ts';
+import { recordOperation } from './observability/graphql-operations.ts';
+import { type LogDestination, loggerOptions } from './observability/logging.ts';
+import { CatalogueMetrics } from './observability/metrics.ts';
+import { registerObservability } from './observability/plugin.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,11 +39,17 @@ export interface App {
   service: CatalogService;
   pages: ProductPages;
   cache: ResponseCache | undefined;
+  metrics: CatalogueMetrics;
 }
 
-export async function buildServer(config: Config, databaseUrl: string): Promise<App> {
+export interface ServerOptions {
+  /** Where JSON log lines go (default stdout): tests read them. */
+  logDestination?: LogDestination;
+}
+
+export async function buildServer(config: Config, databaseUrl: string, options: ServerOptions = {}): Promise<App> {
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    ...loggerOptions(config.logLevel, options.logDestination),
     // A URL the router cannot even decode is bad input like any other: the
     // legacy error shape, not Fastify's default body.
     frameworkErrors: (error, _request, reply) => {
@@ -88,12 +99,14 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   });
   app.addHook('onClose', async () => database.close());
 
-  // Liveness, plus the response cache's counters (hits, misses, and store
-  // failures that were answered from Postgres instead).
-  app.get('/healthz', async () => ({
-    status: 'ok',
-    cache: cache ? { store: cache.kind, ...cache.stats, pendingInvalidations: cache.pendingInvalidations } : { store: 'off' },
-  }));
+  const metrics = new CatalogueMetrics({
+    pools: { catalogue: database.pool },
+    statements: database.statements,
+    cache,
+    maxOperationNames: config.metricsMaxOperationNames,
+  });
+  registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs });
+  const newLoaders = () => createLoaders(queries, metrics.observeBatch);
 
   const apollo = createApollo(app, {
     exposeErrors: config.exposeErrors,
@@ -106,9 +119,10 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     trustedDocuments: config.trustedDocuments ? loadTrustedDocuments() : undefined,
   });
   await apollo.start();
-  const context = async (request: { id: string }): Promise<GraphQLContext> => ({
+  const context = async (request: FastifyRequest): Promise<GraphQLContext> => ({
     requestId: request.id,
-    loaders: createLoaders(queries),
+    operation: recordOperation(request),
+    loaders: newLoaders(),
     queries,
     pages,
     service,
@@ -128,7 +142,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     return handler.call(this, request, reply);
   });
   await registerRestRoutes(app, {
-    queries, pages, service,
+    createLoaders: newLoaders, pages, service,
     legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },
     maxPageSize: config.maxPageSize,
     cache,
@@ -136,7 +150,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   });
   registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders });
   registerDocs(app);
-  return { app, database, service, pages, cache };
+  return { app, database, service, pages, cache, metrics };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {

@@ -36,20 +36,27 @@ export interface CatalogLoaders {
   readonly touchedProducts: Set<number>;
 }
 
-export function createLoaders(queries: CatalogQueries): CatalogLoaders {
+/** The loaders' names, as metrics label them. */
+export type LoaderName = Exclude<keyof CatalogLoaders, 'primeProducts' | 'touchedProducts'>;
+
+/** Told the number of keys of every batch a loader sends (the dataloader_batch_size metric). */
+export type BatchObserver = (loader: LoaderName, size: number) => void;
+
+export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObserver): CatalogLoaders {
   const options = { maxBatchSize: MAX_BATCH_SIZE };
   const touchedProducts = new Set<number>();
-  /** Records the product ids a batch was keyed by, then runs it. */
-  const touching = <V>(batch: (ids: readonly number[]) => Promise<V[]>) => (ids: readonly number[]) => {
-    for (const id of ids) touchedProducts.add(id);
-    return batch(ids);
+  /** A batch function that reports its size and, when keyed by product ids, records them. */
+  const batch = <V>(name: LoaderName, keyedByProduct: boolean, run: (ids: readonly number[]) => Promise<V[]>) => (ids: readonly number[]) => {
+    observeBatch?.(name, ids.length);
+    if (keyedByProduct) for (const id of ids) touchedProducts.add(id);
+    return run(ids);
   };
-  const product = new DataLoader<number, Product | null>(touching(async (ids) => {
+  const product = new DataLoader<number, Product | null>(batch('product', true, async (ids) => {
     const rows = await queries.productsByIds(ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   }), options);
-  const productWithStyles = new DataLoader<number, Product | null>(touching(async (ids) => {
+  const productWithStyles = new DataLoader<number, Product | null>(batch('productWithStyles', true, async (ids) => {
     const rows = await queries.productsWithStylesByIds(ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
@@ -58,15 +65,15 @@ export function createLoaders(queries: CatalogQueries): CatalogLoaders {
     touchedProducts,
     product,
     productWithStyles,
-    features: new DataLoader(touching(async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids)), options),
-    styles: new DataLoader(touching(async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids)), options),
-    stylesWithMedia: new DataLoader(touching(async (ids) => {
+    features: new DataLoader(batch('features', true, async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids)), options),
+    styles: new DataLoader(batch('styles', true, async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids)), options),
+    stylesWithMedia: new DataLoader(batch('stylesWithMedia', true, async (ids) => {
       const documents = new Map((await queries.styleDocumentsByProductIds(ids)).map((row) => [row.productId, row.styles]));
       return ids.map((id) => documents.get(id) ?? []);
     }), options),
-    photos: new DataLoader(async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids), options),
-    skus: new DataLoader(async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids), options),
-    related: new DataLoader(touching(async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids)), options),
+    photos: new DataLoader(batch('photos', false, async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids)), options),
+    skus: new DataLoader(batch('skus', false, async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids)), options),
+    related: new DataLoader(batch('related', true, async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids)), options),
     primeProducts(products) {
       for (const row of products) {
         touchedProducts.add(row.id);

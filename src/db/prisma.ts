@@ -36,6 +36,11 @@ export function connectDatabase(url: string, options: { poolSize: number }): Dat
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize });
   const statements = new StatementCounter();
   pool.on('connect', (client) => {
+    // A connection that drops while checked out (Postgres stopped, network
+    // cut) emits 'error' on its client, which would crash the process with no
+    // listener. The query in flight fails on its own, and the pool discards
+    // the client when it is released (no longer queryable).
+    client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       statements.record();

@@ -14,6 +14,7 @@ import { trustedDocumentsPlugin } from './trusted-documents.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { readTypeDefs } from './schema.ts';
+import { operationRecordPlugin } from '../observability/graphql-operations.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -37,6 +38,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     formatError: makeFormatError({ mask: !options.exposeErrors }),
     plugins: [
       fastifyApolloDrainPlugin(app),
+      operationRecordPlugin<GraphQLContext>(),
       ApolloServerPluginLandingPageDisabled(),
       // Apollo's own cache-control plugin works per resolved field, which the
       // graphql-jit executor bypasses; ours reads the same SDL hints per document.

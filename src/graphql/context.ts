@@ -3,9 +3,12 @@ import type { CatalogLoaders } from '../catalog/loaders.ts';
 import type { ProductPages } from '../catalog/pages.ts';
 import type { CatalogQueries } from '../catalog/queries.ts';
 import type { CatalogService } from '../catalog/service.ts';
+import type { OperationRecord } from '../observability/graphql-operations.ts';
 
 export interface GraphQLContext {
   requestId: string;
+  /** What ran, for the request's completion log line and metrics (filled in by operationRecordPlugin). */
+  operation: OperationRecord;
   loaders: CatalogLoaders;
   queries: CatalogQueries;
   pages: ProductPages;

@@ -49,8 +49,9 @@ export function logInternalErrors(log: (details: Record<string, unknown>, messag
           for (const error of errors) {
             if (isClientError(error, error.extensions?.code)) continue;
             const original = unwrapResolverError(error);
+            // reqId: the same key as every other line the request logs.
             log({
-              requestId: contextValue.requestId, operationName, path: error.path,
+              reqId: contextValue.requestId, operationName, path: error.path,
               error: original instanceof Error ? original.stack ?? original.message : String(original),
             }, 'internal error in a GraphQL operation');
           }

@@ -3,16 +3,16 @@
 // asks the catalogue, and reshapes. It has no SQL of its own.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
-import { createLoaders } from '../catalog/loaders.ts';
+import type { CatalogLoaders } from '../catalog/loaders.ts';
 import type { ProductPages } from '../catalog/pages.ts';
-import type { CatalogQueries } from '../catalog/queries.ts';
 import type { CatalogService } from '../catalog/service.ts';
 import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
 import { BadRequest, positiveInt } from './params.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
 
 export interface RestDependencies {
-  queries: CatalogQueries;
+  /** A fresh set of per-request loaders (the server's: they report batch sizes to the metrics). */
+  createLoaders(): CatalogLoaders;
   pages: ProductPages;
   service: CatalogService;
   legacy: LegacyOptions;
@@ -39,7 +39,7 @@ function notFound(id: number): NotFoundError {
 }
 
 export async function registerRestRoutes(app: FastifyInstance, deps: RestDependencies): Promise<void> {
-  const { queries, pages, service, legacy, maxPageSize, counted, cache } = deps;
+  const { createLoaders, pages, service, legacy, maxPageSize, counted, cache } = deps;
 
   /**
    * A read route's answer, from the response cache when it is on. `produce`
@@ -62,7 +62,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
   }
 
   async function detail(id: number) {
-    const loaders = createLoaders(queries);
+    const loaders = createLoaders();
     const [product, features] = await Promise.all([loaders.product.load(id), loaders.features.load(id)]);
     if (!product) throw notFound(id);
     return productDetail(product, features, legacy);
@@ -106,7 +106,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     scope.get('/products/:product_id/styles', (request, reply) => counted(request, async () => {
       const id = productId(request);
       return cachedRead(request, reply, async () => {
-        const product = await createLoaders(queries).productWithStyles.load(id);
+        const product = await createLoaders().productWithStyles.load(id);
         if (!product) throw notFound(id);
         return { body: productStyles(id, product.styles ?? [], legacy), tags: [productTag(id)] };
       });
@@ -115,7 +115,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     scope.get('/products/:product_id/related', (request, reply) => counted(request, async () => {
       const id = productId(request);
       return cachedRead(request, reply, async () => {
-        const loaders = createLoaders(queries);
+        const loaders = createLoaders();
         const [product, related] = await Promise.all([loaders.product.load(id), loaders.related.load(id)]);
         if (!product) throw notFound(id);
         // Foreign keys guarantee every related id exists; 0 never loads.

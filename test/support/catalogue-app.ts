@@ -12,6 +12,7 @@ import { generateCatalogue, type Manifest } from '../../etl/generate/generate.ts
 import { loadCatalogue } from '../../etl/load/load.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildServer, type App } from '../../src/server.ts';
+import type { LogDestination } from '../../src/observability/logging.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 /** The scale and seed every GraphQL test file uses: about 500 products. */
@@ -174,12 +175,12 @@ function toResponse<T>(response: { statusCode: number; headers: Record<string, s
  * says. GRAPHQL_JIT from the environment is passed on, so the whole suite can
  * run on either executor (`GRAPHQL_JIT=off npx vitest run`); `env` overrides it.
  */
-export async function createTestClient(databaseUrl: string, options: { nodeEnv?: NodeEnv; env?: Record<string, string> } = {}): Promise<TestClient> {
+export async function createTestClient(databaseUrl: string, options: { nodeEnv?: NodeEnv; env?: Record<string, string>; logDestination?: LogDestination } = {}): Promise<TestClient> {
   const inherited = process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {};
   // The response cache is off unless a test turns it on: these tests also
   // write straight to the database, which no cache could know about.
   const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', CACHE: 'off', ...inherited, ...options.env });
-  const server = await buildServer(config, databaseUrl);
+  const server = await buildServer(config, databaseUrl, { logDestination: options.logDestination });
   await server.app.ready();
   return new TestClient(server);
 }

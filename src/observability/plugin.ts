@@ -1,0 +1,70 @@
+// Operations endpoints and per-request measurement:
+//   GET /healthz  alive (always 200 while the process serves), with cache counters
+//   GET /readyz   Postgres (and Redis, when the cache uses it) answering: 200 or 503
+//   GET /metrics  Prometheus text; with cluster workers, the whole cluster's
+// and an onResponse hook that counts every request into the metrics.
+import cluster from 'node:cluster';
+import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import type { ResponseCache } from '../cache/response-cache.ts';
+import type { Database } from '../db/prisma.ts';
+import { ClusterMetrics } from './cluster-metrics.ts';
+import type { CatalogueMetrics } from './metrics.ts';
+import { type Check, checkReadiness, postgresCheck, redisCheck } from './readiness.ts';
+
+export interface ObservabilityOptions {
+  metrics: CatalogueMetrics;
+  database: Database;
+  cache: ResponseCache | undefined;
+  /** Longest /readyz waits for any one dependency. */
+  readinessTimeoutMs: number;
+}
+
+export function registerObservability(app: FastifyInstance, options: ObservabilityOptions): void {
+  const { metrics, database, cache } = options;
+
+  app.decorateRequest('graphqlOperation', null);
+  app.addHook('onResponse', (request, reply, done) => {
+    const cacheResult = reply.getHeader('x-cache');
+    metrics.recordRequest({
+      method: request.method,
+      route: request.routeOptions.url,
+      status: reply.statusCode,
+      seconds: reply.elapsedTime / 1000,
+      sqlStatements: request.sqlStatements?.count ?? 0,
+      cache: typeof cacheResult === 'string' ? cacheResult : undefined,
+      operation: request.graphqlOperation,
+    });
+    done();
+  });
+
+  // Polled every few seconds by orchestrators and Prometheus: completion lines at debug level.
+  const probe = { config: { quietCompletion: true } };
+
+  // Liveness, plus the response cache's counters (hits, misses, and store
+  // failures that were answered from Postgres instead).
+  app.get('/healthz', probe, async () => ({
+    status: 'ok',
+    cache: cache ? { store: cache.kind, ...cache.stats, pendingInvalidations: cache.pendingInvalidations } : { store: 'off' },
+  }));
+
+  const checks: Record<string, Check> = { postgres: postgresCheck(database.pool) };
+  const redis = cache?.redisClient;
+  if (redis) checks.redis = redisCheck(redis);
+  app.get('/readyz', probe, async (_request, reply) => {
+    const readiness = await checkReadiness(checks, options.readinessTimeoutMs);
+    return reply.code(readiness.ready ? 200 : 503).send({ status: readiness.ready ? 'ready' : 'unavailable', checks: readiness.checks });
+  });
+
+  const exposition = cluster.isWorker ? new ClusterMetrics(metrics.registry) : metrics;
+  if (exposition instanceof ClusterMetrics) app.addHook('onClose', async () => exposition.close());
+  app.get('/metrics', probe, async (request, reply) => {
+    try {
+      const text = await exposition.text();
+      return reply.type(Registry.PROMETHEUS_CONTENT_TYPE).send(text);
+    } catch (error) {
+      request.log.error({ err: error }, 'could not collect metrics');
+      return reply.code(503).type('text/plain; charset=utf-8').send(`metrics unavailable: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  });
+}

@@ -1,0 +1,132 @@
+// The JSON log lines, read from the logger's stream: every line a request
+// writes carries its id (reqId, echoed in x-request-id); each request ends
+// with exactly one completion line (GraphQL: operation, status, duration);
+// internal errors are logged with the request id; LOG_LEVEL is respected.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/util/free-port.ts';
+import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+interface LogLine {
+  level: number;
+  time: number;
+  reqId?: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A log destination that keeps every line, parsed (a line that is not JSON fails the test). */
+class CapturedLog {
+  readonly lines: LogLine[] = [];
+  write(chunk: string): void {
+    for (const line of chunk.split('\n')) if (line !== '') this.lines.push(JSON.parse(line) as LogLine);
+  }
+  of(reqId: string): LogLine[] {
+    return this.lines.filter((line) => line.reqId === reqId);
+  }
+}
+
+let catalogue: TestCatalogue;
+const log = new CapturedLog();
+let client: TestClient;
+
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { LOG_LEVEL: 'info' }, logDestination: log });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await catalogue?.dispose();
+});
+
+describe('request logs', () => {
+  it('a REST request: its id echoed in x-request-id, one JSON completion line carrying it', async () => {
+    const response = await client.app.inject({ method: 'GET', url: '/products/3', headers: { 'x-request-id': 'log-rest-1' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-request-id']).toBe('log-rest-1');
+    const lines = log.of('log-rest-1');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 30, msg: 'request completed', method: 'GET', url: '/products/3', route: '/products/:product_id',
+      status: 200, sqlStatements: Number(response.headers['x-sql-statements']),
+    });
+    expect(lines[0]?.durationMs).toBeGreaterThan(0);
+    expect(lines[0]?.time).toBeGreaterThan(Date.now() - 60_000);
+    expect(log.lines.filter((line) => line.msg === 'incoming request')).toEqual([]);
+  });
+
+  it('a GraphQL request: one completion line with the operation name, type, status and duration', async () => {
+    const response = await client.post('query LoggedProduct { product(id: "2") { name } }', undefined, { headers: { 'x-request-id': 'log-gql-1' } });
+    expect(response.status).toBe(200);
+    expect(response.headers['x-request-id']).toBe('log-gql-1');
+    const lines = log.of('log-gql-1');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 30, msg: 'request completed', route: '/graphql', status: 200,
+      operation: 'LoggedProduct', operationType: 'query', graphqlErrors: 0,
+    });
+    expect(typeof lines[0]?.durationMs).toBe('number');
+  });
+
+  it('a generated request id is the one in the log', async () => {
+    const response = await client.post('{ product(id: "1") { id } }');
+    const id = response.headers['x-request-id'] as string;
+    expect(id).toMatch(UUID);
+    expect(log.of(id)).toEqual([expect.objectContaining({ msg: 'request completed', operation: 'anonymous', status: 200 })]);
+  });
+
+  it('a rejected GraphQL request logs its status and error count', async () => {
+    const response = await client.post('{ product(id: "abc") { id } }', undefined, { headers: { 'x-request-id': 'log-gql-400' } });
+    expect(response.status).toBe(400);
+    expect(log.of('log-gql-400')).toEqual([expect.objectContaining({ msg: 'request completed', status: 400, graphqlErrors: 1 })]);
+  });
+
+  it('probes and scrapes are not logged at info level', async () => {
+    for (const url of ['/healthz', '/readyz', '/metrics']) {
+      const response = await client.app.inject({ method: 'GET', url, headers: { 'x-request-id': `log-probe${url.replace('/', '-')}` } });
+      expect(response.statusCode).toBe(200);
+      expect(log.of(`log-probe${url.replace('/', '-')}`)).toEqual([]);
+    }
+  });
+});
+
+describe('internal errors and LOG_LEVEL', () => {
+  // A server whose database is a closed port: every read is an internal error.
+  const clients: { info?: TestClient; warn?: TestClient } = {};
+  const logs = { info: new CapturedLog(), warn: new CapturedLog() };
+  beforeAll(async () => {
+    const deadDatabase = `postgres://postgres@127.0.0.1:${await freePort()}/catalogue`;
+    for (const level of ['info', 'warn'] as const) {
+      clients[level] = await createTestClient(deadDatabase, { nodeEnv: 'production', env: { LOG_LEVEL: level }, logDestination: logs[level] });
+    }
+  });
+  afterAll(async () => {
+    await clients.info?.close();
+    await clients.warn?.close();
+  });
+
+  it('a GraphQL internal error is logged with the request id; the completion line follows', async () => {
+    const response = await clients.info!.post('query Broken { product(id: "1") { name } }', undefined, { headers: { 'x-request-id': 'log-err-gql' } });
+    expect(response.body.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
+    const lines = logs.info.of('log-err-gql');
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([[50, 'internal error in a GraphQL operation'], [30, 'request completed']]);
+    expect(lines[0]).toMatchObject({ operationName: 'Broken', error: expect.stringMatching(/ECONNREFUSED/) });
+    expect(lines[1]).toMatchObject({ operation: 'Broken', graphqlErrors: 1 });
+  });
+
+  it('a REST internal error is logged with the request id', async () => {
+    const response = await clients.info!.app.inject({ method: 'GET', url: '/products/1/related', headers: { 'x-request-id': 'log-err-rest' } });
+    expect(response.statusCode).toBe(500);
+    const lines = logs.info.of('log-err-rest');
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([[50, 'internal error in a REST route'], [30, 'request completed']]);
+    expect(lines[1]).toMatchObject({ status: 500, route: '/products/:product_id/related' });
+  });
+
+  it('LOG_LEVEL=warn: no completion lines, errors still logged with the request id', async () => {
+    await clients.warn!.post('{ product(id: "1") { name } }', undefined, { headers: { 'x-request-id': 'log-warn-gql' } });
+    expect(logs.warn.of('log-warn-gql').map((line) => [line.level, line.msg])).toEqual([[50, 'internal error in a GraphQL operation']]);
+    expect(logs.warn.lines.filter((line) => line.level < 40)).toEqual([]);
+  });
+});
