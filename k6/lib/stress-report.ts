@@ -1,0 +1,76 @@
+// What a stress run found: per step (one arrival rate, tagged on every sample
+// taken during it), whether it met the legacy floor and the project targets,
+// and the highest rate that still met them (the steps before the first that broke them).
+import { config } from './config.ts';
+import { stressRates } from './profiles.ts';
+import { metricValue, type SummaryData } from './summary-data.ts';
+import { CHECKS_PASS_RATE, LEGACY_FLOOR, SERVED_SHARE, type ProjectTarget } from './targets.ts';
+import { STEP_TAG, submetric } from './thresholds.ts';
+
+export interface StressStep {
+  /** Offered arrival rate (iterations per second). */
+  rate: number;
+  /** False when the run stopped before this step. */
+  ran: boolean;
+  /** Iterations started during the step, per second of it (below `rate` when k6 dropped iterations). */
+  iterationsPerSecond: number;
+  requestsPerSecond: number;
+  p95Ms: number;
+  p99Ms: number;
+  errorRate: number;
+  checksRate: number;
+  /** p99 per target request name. */
+  targetP99Ms: Record<string, number>;
+  meetsFloor: boolean;
+  meetsTargets: boolean;
+}
+
+export interface StressReport {
+  steps: StressStep[];
+  /** Highest step rate that met the floor, with every step below it; null when the first step broke it. */
+  highestRateMeetingFloor: number | null;
+  highestRateMeetingTargets: number | null;
+  targets: ProjectTarget[];
+}
+
+function measureStep(data: SummaryData, rate: number, targets: ProjectTarget[]): StressStep {
+  const step = { [STEP_TAG]: rate };
+  const seconds = config.stress.stepDuration.ms / 1000;
+  const iterations = metricValue(data, submetric('iterations', step), 'count') || 0;
+  const duration = submetric('http_req_duration', step);
+  // A step the run never reached (it aborted earlier) has zeros in k6's summary: report no figures at all.
+  const figure = (metric: string, stat: string) => (iterations === 0 ? Number.NaN : metricValue(data, metric, stat));
+  const measured = {
+    rate,
+    ran: iterations > 0,
+    iterationsPerSecond: iterations / seconds,
+    requestsPerSecond: (metricValue(data, submetric('http_reqs', step), 'count') || 0) / seconds,
+    p95Ms: figure(duration, 'p(95)'),
+    p99Ms: figure(duration, 'p(99)'),
+    errorRate: figure(submetric('http_req_failed', step), 'rate'),
+    checksRate: figure(submetric('checks', step), 'rate'),
+    targetP99Ms: Object.fromEntries(targets.map((t) => [t.request, figure(submetric('http_req_duration', { ...step, name: t.request }), 'p(99)')])),
+  };
+  // One iteration of slack: the step's first iteration may start on the boundary.
+  const served = measured.ran && iterations + 1 >= rate * seconds * SERVED_SHARE;
+  const meetsFloor = served && measured.p95Ms < LEGACY_FLOOR.p95Ms && measured.errorRate < LEGACY_FLOOR.errorRate && measured.checksRate > CHECKS_PASS_RATE;
+  const meetsTargets = meetsFloor && targets.every((t) => measured.targetP99Ms[t.request]! < t.p99Ms);
+  return { ...measured, meetsFloor, meetsTargets };
+}
+
+/** The last rate of the unbroken run of steps from the first that meet `meets`. */
+function highestUnbroken(steps: StressStep[], meets: (step: StressStep) => boolean): number | null {
+  const firstBroken = steps.findIndex((step) => !meets(step));
+  const lastMet = firstBroken === -1 ? steps.length - 1 : firstBroken - 1;
+  return lastMet >= 0 ? steps[lastMet]!.rate : null;
+}
+
+export function stressReport(data: SummaryData, targets: ProjectTarget[]): StressReport {
+  const steps = stressRates().map((rate) => measureStep(data, rate, targets));
+  return {
+    steps,
+    highestRateMeetingFloor: highestUnbroken(steps, (s) => s.meetsFloor),
+    highestRateMeetingTargets: targets.length === 0 ? null : highestUnbroken(steps, (s) => s.meetsTargets),
+    targets,
+  };
+}
