@@ -17,8 +17,10 @@ export function stressRateAt(elapsedMs: number): number {
 }
 
 function vus(rate: number) {
-  // Enough VUs for 50 ms answers at the start; k6 adds more up to MAX_VUS when answers slow down.
-  return { preAllocatedVUs: Math.min(config.maxVUs, Math.max(10, Math.ceil(rate / 20))), maxVUs: config.maxVUs };
+  // Enough VUs for 100 ms answers, created before the run: a VU k6 must create
+  // mid-run (up to MAX_VUS, when answers slow down) takes a while to start, and
+  // the iterations due meanwhile are dropped, which a stress step counts against the server.
+  return { preAllocatedVUs: Math.min(config.maxVUs, Math.max(10, Math.ceil(rate / 10))), maxVUs: config.maxVUs };
 }
 
 export function scenarioFor(): Scenario {

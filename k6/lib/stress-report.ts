@@ -22,7 +22,12 @@ export interface StressStep {
   /** p99 per target request name. */
   targetP99Ms: Record<string, number>;
   meetsFloor: boolean;
+  /** What broke the floor: 'rate not served' (k6 dropped iterations), 'p95', 'errors', 'checks'. */
+  floorBrokenBy: string[];
+  /** Met the floor and every project target. */
   meetsTargets: boolean;
+  /** The targets whose p99 the step exceeded. */
+  targetsBrokenBy: string[];
 }
 
 export interface StressReport {
@@ -51,11 +56,16 @@ function measureStep(data: SummaryData, rate: number, targets: ProjectTarget[]):
     checksRate: figure(submetric('checks', step), 'rate'),
     targetP99Ms: Object.fromEntries(targets.map((t) => [t.request, figure(submetric('http_req_duration', { ...step, name: t.request }), 'p(99)')])),
   };
-  // One iteration of slack: the step's first iteration may start on the boundary.
-  const served = measured.ran && iterations + 1 >= rate * seconds * SERVED_SHARE;
-  const meetsFloor = served && measured.p95Ms < LEGACY_FLOOR.p95Ms && measured.errorRate < LEGACY_FLOOR.errorRate && measured.checksRate > CHECKS_PASS_RATE;
-  const meetsTargets = meetsFloor && targets.every((t) => measured.targetP99Ms[t.request]! < t.p99Ms);
-  return { ...measured, meetsFloor, meetsTargets };
+  // Why the step broke the floor. One iteration of slack on the rate: the step's first may start on the boundary.
+  const floorBrokenBy = [
+    ...(measured.ran && iterations + 1 >= rate * seconds * SERVED_SHARE ? [] : ['rate not served']),
+    ...(measured.p95Ms < LEGACY_FLOOR.p95Ms ? [] : ['p95']),
+    ...(measured.errorRate < LEGACY_FLOOR.errorRate ? [] : ['errors']),
+    ...(measured.checksRate > CHECKS_PASS_RATE ? [] : ['checks']),
+  ];
+  const targetsBrokenBy = targets.filter((t) => !(measured.targetP99Ms[t.request]! < t.p99Ms)).map((t) => `${t.request} p99`);
+  const meetsFloor = floorBrokenBy.length === 0;
+  return { ...measured, floorBrokenBy, meetsFloor, meetsTargets: meetsFloor && targetsBrokenBy.length === 0, targetsBrokenBy };
 }
 
 /** The last rate of the unbroken run of steps from the first that meet `meets`. */

@@ -18,12 +18,12 @@ function table(rows: string[][]): string[] {
 
 function stressText(report: StressReport): string[] {
   const targetNames = report.targets.map((t) => t.request);
-  const header = ['rate/s', 'iterations/s', 'requests/s', 'p95 ms', 'p99 ms', ...targetNames.map((n) => `${n} p99 ms`), 'errors', 'checks', 'floor', 'targets'];
+  const header = ['rate/s', 'iterations/s', 'requests/s', 'p95 ms', 'p99 ms', ...targetNames.map((n) => `${n} p99 ms`), 'errors', 'checks', 'legacy floor', 'target p99'];
   const rows = report.steps.map((s) => [
     String(s.rate), s.iterationsPerSecond.toFixed(1), s.requestsPerSecond.toFixed(1), ms(s.p95Ms), ms(s.p99Ms),
     ...targetNames.map((n) => ms(s.targetP99Ms[n]!)), percent(s.errorRate), percent(s.checksRate),
-    !s.ran ? 'not run' : s.meetsFloor ? 'met' : 'BROKEN',
-    report.targets.length === 0 || !s.ran ? '-' : s.meetsTargets ? 'met' : 'BROKEN',
+    !s.ran ? 'not run' : s.meetsFloor ? 'met' : `broken: ${s.floorBrokenBy.join(', ')}`,
+    report.targets.length === 0 || !s.ran ? '-' : s.targetsBrokenBy.length === 0 ? 'met' : 'broken: p99',
   ]);
   const floor = `legacy floor (p95 < ${LEGACY_FLOOR.p95Ms} ms, errors < ${percent(LEGACY_FLOOR.errorRate)}, checks > ${percent(CHECKS_PASS_RATE)}, offered rate served)`;
   const highest = (rate: number | null) => (rate === null ? 'none: the first step broke it' : rate === report.steps.at(-1)!.rate ? `${rate}/s, the last step (raise MAX_RATE to find the limit)` : `${rate}/s`);
