@@ -1,7 +1,9 @@
 // The GraphQL operations of k6/operations.graphql as Calls, with checks of
 // their data. The scripts send the text of that file (read once per VU at init),
 // so what is load-tested is what codegen types.
-import type { ProductDetailPageQuery, ProductListingPageQuery, ProductWithStylesQuery } from '../../src/generated/graphql/operations/graphql.ts';
+import type {
+  ProductCardFragment, ProductDetailPageQuery, ProductListingPageQuery, ProductWithStylesQuery, StyleWithStockFragment,
+} from '../../src/generated/graphql/operations/graphql.ts';
 import type { BodyChecks, Call } from './calls.ts';
 import { config } from './config.ts';
 import { operationsByName } from './operation-text.ts';
@@ -9,9 +11,6 @@ import { ascending, isFullPage, isMoney } from './shapes.ts';
 import { REQUESTS } from './targets.ts';
 
 const OPERATIONS = operationsByName(open(import.meta.resolve('../operations.graphql')));
-
-type Style = NonNullable<ProductWithStylesQuery['product']>['styles'][number];
-type Card = ProductListingPageQuery['products'][number];
 
 function operation(operationName: string, variables: Record<string, unknown>, dataChecks: BodyChecks): Call {
   const query = OPERATIONS.get(operationName);
@@ -27,14 +26,14 @@ function operation(operationName: string, variables: Record<string, unknown>, da
   };
 }
 
-function isStyle(style: Style): boolean {
+function isStyle(style: StyleWithStockFragment): boolean {
   return isMoney(style.originalPrice) && (style.salePrice === null || isMoney(style.salePrice)) && typeof style.isDefault === 'boolean'
     && style.photos.every((p) => typeof p.url === 'string' && typeof p.thumbnailUrl === 'string')
     && style.skus.every((sku) => typeof sku.size === 'string' && Number.isInteger(sku.quantity));
 }
 
 /** A product card of a listing (or of a product page's related products). */
-function isCard(card: Card): boolean {
+function isCard(card: ProductCardFragment): boolean {
   const style = card.defaultStyle;
   return typeof card.id === 'string' && typeof card.name === 'string' && isMoney(card.defaultPrice)
     && (style === null || (isMoney(style.originalPrice) && (style.salePrice === null || isMoney(style.salePrice)) && Array.isArray(style.photos)));
