@@ -4,7 +4,7 @@
 import { config } from './config.ts';
 import { stressRates } from './profiles.ts';
 import { metricValue, type SummaryData } from './summary-data.ts';
-import { CHECKS_PASS_RATE, LEGACY_FLOOR, SERVED_SHARE, type ProjectTarget } from './targets.ts';
+import { CHECKS_PASS_RATE, LEGACY_FLOOR, SERVED_SHARE, targetsFor, type ProjectTarget } from './targets.ts';
 import { STEP_TAG, submetric } from './thresholds.ts';
 
 export interface StressStep {
@@ -36,6 +36,8 @@ export interface StressReport {
   highestRateMeetingFloor: number | null;
   highestRateMeetingTargets: number | null;
   targets: ProjectTarget[];
+  /** Each iteration sends one request (so iterations per second are that request's rate). */
+  oneRequestPerIteration: boolean;
 }
 
 function measureStep(data: SummaryData, rate: number, targets: ProjectTarget[]): StressStep {
@@ -75,12 +77,15 @@ function highestUnbroken(steps: StressStep[], meets: (step: StressStep) => boole
   return lastMet >= 0 ? steps[lastMet]!.rate : null;
 }
 
-export function stressReport(data: SummaryData, targets: ProjectTarget[]): StressReport {
+/** `requests`: the name tags of the requests the script sends. */
+export function stressReport(data: SummaryData, requests: string[]): StressReport {
+  const targets = targetsFor(requests);
   const steps = stressRates().map((rate) => measureStep(data, rate, targets));
   return {
     steps,
     highestRateMeetingFloor: highestUnbroken(steps, (s) => s.meetsFloor),
     highestRateMeetingTargets: targets.length === 0 ? null : highestUnbroken(steps, (s) => s.meetsTargets),
     targets,
+    oneRequestPerIteration: requests.length === 1,
   };
 }
