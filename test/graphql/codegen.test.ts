@@ -23,17 +23,3 @@ describe('graphql-codegen output', () => {
     }
   });
 });
-
-describe('k6 operations', () => {
-  it('the nested-product load script sends exactly the ProductWithStyles operation of k6/operations.graphql', async () => {
-    const { parse, print } = await import('graphql');
-    const root = path.resolve(import.meta.dirname, '../..');
-    const script = fs.readFileSync(path.join(root, 'k6/scenarios/graphql-product-styles.ts'), 'utf8');
-    const sent = /const QUERY = `([^`]+)`/.exec(script)?.[1];
-    expect(sent).toBeDefined();
-    const declared = parse(fs.readFileSync(path.join(root, 'k6/operations.graphql'), 'utf8')).definitions
-      .find((d) => d.kind === 'OperationDefinition' && d.name?.value === 'ProductWithStyles');
-    expect(declared).toBeDefined();
-    expect(print(parse(sent!))).toBe(print({ kind: 'Document', definitions: [declared!] } as never));
-  });
-});
