@@ -13,6 +13,9 @@ import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/prisma.ts';
+import { poolReads } from './db/reads.ts';
+import type { ReadRouter } from './db/read-router.ts';
+import { connectReadReplicas } from './db/replicas.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
@@ -34,6 +37,8 @@ export interface App {
   service: CatalogService;
   pages: ProductPages;
   cache: ResponseCache | undefined;
+  /** Where reads go when DATABASE_REPLICA_URLS names read replicas. */
+  replicas: ReadRouter | undefined;
 }
 
 export async function buildServer(config: Config, databaseUrl: string): Promise<App> {
@@ -52,10 +57,21 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     },
   });
   const database = connectDatabase(databaseUrl, { poolSize: config.databasePoolSize });
-  const queries = new CatalogQueries(database.pool);
   const service = new CatalogService(database.prisma);
 
   const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message));
+  const replicas = config.databaseReplicaUrls.length === 0 ? undefined : await connectReadReplicas(config, database, cache?.redisClient, {
+    warn: (message, error) => app.log.warn({ err: error }, message),
+    info: (message) => app.log.info(message),
+  });
+  if (replicas) {
+    // The first listener: a write's position is recorded before the response
+    // cache drops what it replaced, so no read after that can pick a replica
+    // that has not replayed it.
+    service.onProductsChanged(() => replicas.recordWrite());
+    app.addHook('onClose', async () => replicas.close());
+  }
+  const queries = new CatalogQueries(replicas ?? poolReads(database.pool));
   const pages = new ProductPages(queries, cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined);
   await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
   if (cache) {
@@ -89,10 +105,12 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   app.addHook('onClose', async () => database.close());
 
   // Liveness, plus the response cache's counters (hits, misses, and store
-  // failures that were answered from Postgres instead).
+  // failures that were answered from Postgres instead) and, with read
+  // replicas, where reads went and each replica's health and position.
   app.get('/healthz', async () => ({
     status: 'ok',
     cache: cache ? { store: cache.kind, ...cache.stats, pendingInvalidations: cache.pendingInvalidations } : { store: 'off' },
+    ...(replicas ? { replicas: replicas.status() } : {}),
   }));
 
   const apollo = createApollo(app, {
@@ -136,7 +154,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   });
   registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders });
   registerDocs(app);
-  return { app, database, service, pages, cache };
+  return { app, database, service, pages, cache, replicas };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {
