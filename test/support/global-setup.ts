@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { spawn } from 'node:child_process';
 import { freePort } from '../../src/util/free-port.ts';
+import { startServerProcess } from './server-process.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,22 +20,7 @@ export default async function setup(project: TestProject) {
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-test-pg-'));
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'pg-server.ts'), dir, String(await freePort())], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once('exit', (code) => reject(new Error(`test Postgres exited with ${code} before it was ready`)));
-  });
-  project.provide('serverUrl', url);
-  return async () => {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  };
+  const server = await startServerProcess<{ url: string }>(path.join(import.meta.dirname, 'pg-server.ts'), [dir, String(await freePort())]);
+  project.provide('serverUrl', server.ready.url);
+  return () => server.stop();
 }
