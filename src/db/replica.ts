@@ -5,6 +5,9 @@
 import type pg from 'pg';
 import { formatLsn, type Lsn, parseLsn } from './lsn.ts';
 
+/** pg-pool's error when every connection of a full pool stayed busy for connectionTimeoutMillis. */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
 export interface ReplicaStatus {
   /** host:port/database, never the credentials. */
   name: string;
@@ -63,8 +66,13 @@ export class Replica {
     }
   }
 
-  /** A read or check failed: skip this replica until a check answers again. */
+  /**
+   * A read or check failed: skip this replica until a check answers again.
+   * Except when its pool had no free connection within the connect timeout:
+   * that replica is busy, not down, and only the read that waited moves.
+   */
   failed(error: unknown): void {
+    if (error instanceof Error && error.message === POOL_WAIT_TIMEOUT) return;
     const wasHealthy = this.healthy;
     this.healthy = false;
     this.error = error instanceof Error ? error.message : String(error);

@@ -3,9 +3,12 @@
 // to the primary, a read right after a write is fresh through REST and GraphQL
 // while the standby's replay is paused (and, with Redis, through another
 // instance), and reads keep working while the standby is down.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryOnce } from '../../src/db/query-once.ts';
 import type { ReadRouterStatus } from '../../src/db/read-router.ts';
+import { Replica } from '../../src/db/replica.ts';
+import { freePort } from '../../src/util/free-port.ts';
 import { createTestCatalogue, createTestClient, DirectDb, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis } from '../support/redis.ts';
 import { type ReplicatedPostgres, startReplicatedPostgres } from '../support/replication.ts';
@@ -171,5 +174,24 @@ describe('read replicas (a real streaming standby)', () => {
     const before = (await routing()).reads.replica;
     expect((await get(client, '/products/11')).status).toBe(200);
     expect((await routing()).reads.replica).toBeGreaterThan(before);
+  });
+
+  it('counts a replica whose pool stayed full as busy, not down; one that does not answer as down', async () => {
+    const pool = new pg.Pool({ connectionString: standbyUrl, max: 1, connectionTimeoutMillis: 200 });
+    const busy = new Replica('standby', pool, () => {});
+    const nowhere = new Replica('nowhere', new pg.Pool({ connectionString: `postgresql://postgres@127.0.0.1:${await freePort()}/x`, connectionTimeoutMillis: 200 }), () => {});
+    try {
+      await busy.check();
+      expect(busy.status()).toMatchObject({ healthy: true, replayed: expect.stringMatching(/^[0-9A-F]+\/[0-9A-F]+$/) });
+      const held = await pool.connect();
+      await busy.check(); // waits 200 ms for the only connection, in vain
+      held.release();
+      expect(busy.healthy).toBe(true);
+      await nowhere.check();
+      expect(nowhere.status()).toMatchObject({ healthy: false, replayed: null, error: expect.stringContaining('ECONNREFUSED') });
+    } finally {
+      await pool.end();
+      await nowhere.pool.end();
+    }
   });
 });
