@@ -98,7 +98,7 @@ export class ReadRouter implements Reads {
    */
   async recordWrite(): Promise<void> {
     try {
-      const { rows } = await this.primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+      const { rows } = await withClient(this.primary, (client) => client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn'));
       const lsn = parseLsn(rows[0]!.lsn);
       if (lsn > this.latestWrite) this.latestWrite = lsn;
       this.positionUnknown = false;

@@ -8,14 +8,22 @@ export interface Reads {
   run<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
 }
 
+/**
+ * Runs `work` on a connection of `pool`. connect() rather than pool.query():
+ * a promise keeps the caller's async context, so the statement is counted for
+ * the request that issued it (pool.query's callback may run in another's).
+ */
 export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  // connect() rather than pool.query(): a promise keeps the caller's async
-  // context, so the statement is counted for the request that issued it.
   const client = await pool.connect();
   try {
-    return await work(client);
-  } finally {
+    const result = await work(client);
     client.release();
+    return result;
+  } catch (error) {
+    // A connection whose statement failed may be broken (terminated, or still
+    // busy with a statement that timed out): it is closed, never reused.
+    client.release(error instanceof Error ? error : true);
+    throw error;
   }
 }
 

@@ -4,6 +4,7 @@
 // Down until the first check answers.
 import type pg from 'pg';
 import { formatLsn, type Lsn, parseLsn } from './lsn.ts';
+import { withClient } from './reads.ts';
 
 /** pg-pool's error when every connection of a full pool stayed busy for connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
@@ -50,7 +51,7 @@ export class Replica {
   private async ask(): Promise<void> {
     this.checkedAt = Date.now();
     try {
-      const { rows } = await this.pool.query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn');
+      const { rows } = await withClient(this.pool, (client) => client.query<{ lsn: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS lsn'));
       const lsn = rows[0]?.lsn;
       // Null on a server that is not in recovery: a primary, or a promoted
       // replica that no longer follows ours. Neither has "our" writes in order.
