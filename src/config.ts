@@ -5,6 +5,13 @@ import path from 'node:path';
 export interface Config {
   /** Postgres to use; undefined means "start the embedded server". */
   databaseUrl: string | undefined;
+  /**
+   * Streaming replicas of that server: catalogue reads are spread over them
+   * (writes, and reads a replica has not replayed yet, go to the primary).
+   */
+  databaseReplicaUrls: string[];
+  /** How often each replica's replay position and health are polled. */
+  databaseReplicaCheckMs: number;
   /** Root of local state (embedded Postgres data, sample CSVs). Git-ignored. */
   dataDir: string;
   embeddedPostgresPort: number;
@@ -73,18 +80,35 @@ class Reader {
     return this.raw(name) ?? fallback;
   }
 
-  optionalUrl(name: string, protocols: string[]): string | undefined {
-    const value = this.raw(name);
-    if (value === undefined) return undefined;
+  /** Reports `value` (called `label`) unless it is a URL with one of `protocols`; never echoes credentials. */
+  private checkUrl(label: string, value: string, protocols: string[]): void {
     try {
       const url = new URL(value);
       if (!protocols.includes(url.protocol)) {
-        this.problems.push(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${url.protocol}//...")`);
+        this.problems.push(`${label} must start with ${protocols.map((p) => `${p}//`).join(' or ')} (got "${url.protocol}//...")`);
       }
     } catch {
-      this.problems.push(`${name} is not a valid URL`);
+      this.problems.push(`${label} is not a valid URL`);
     }
+  }
+
+  optionalUrl(name: string, protocols: string[]): string | undefined {
+    const value = this.raw(name);
+    if (value !== undefined) this.checkUrl(name, value, protocols);
     return value;
+  }
+
+  /** Comma-separated URLs; a bad entry is reported by its position (its text may hold a password). */
+  urlList(name: string, protocols: string[]): string[] {
+    const value = this.raw(name);
+    if (value === undefined) return [];
+    const entries = value.split(',').map((entry) => entry.trim());
+    entries.forEach((entry, index) => {
+      const label = `${name} entry ${index + 1} of ${entries.length}`;
+      if (entry === '') this.problems.push(`${label} is empty (expected comma-separated URLs)`);
+      else this.checkUrl(label, entry, protocols);
+    });
+    return entries;
   }
 
   integer(name: string, fallback: number, min: number, max: number): number {
@@ -123,6 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
   const read = new Reader(env);
   const config: Config = {
     databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseReplicaUrls: read.urlList('DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
+    databaseReplicaCheckMs: read.integer('DATABASE_REPLICA_CHECK_MS', 1000, 10, 60_000),
     dataDir: path.resolve(read.string('DATA_DIR', '.data')),
     embeddedPostgresPort: read.integer('EMBEDDED_PG_PORT', 54329, 1024, 65535),
     sampleScale: read.number('SAMPLE_SCALE', 0.01, 0.00001, 1),

@@ -14,6 +14,9 @@ import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/prisma.ts';
+import { poolReads } from './db/reads.ts';
+import type { ReadRouter } from './db/read-router.ts';
+import { connectReadReplicas } from './db/replicas.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
@@ -40,6 +43,8 @@ export interface App {
   pages: ProductPages;
   cache: ResponseCache | undefined;
   metrics: CatalogueMetrics;
+  /** Where reads go when DATABASE_REPLICA_URLS names read replicas. */
+  replicas: ReadRouter | undefined;
 }
 
 export interface ServerOptions {
@@ -63,10 +68,21 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     },
   });
   const database = connectDatabase(databaseUrl, { poolSize: config.databasePoolSize });
-  const queries = new CatalogQueries(database.pool);
   const service = new CatalogService(database.prisma);
 
   const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message));
+  const replicas = config.databaseReplicaUrls.length === 0 ? undefined : await connectReadReplicas(config, database, cache?.redisClient, {
+    warn: (message, error) => app.log.warn({ err: error }, message),
+    info: (message) => app.log.info(message),
+  });
+  if (replicas) {
+    // The first listener: a write's position is recorded before the response
+    // cache drops what it replaced, so no read after that can pick a replica
+    // that has not replayed it.
+    service.onProductsChanged(() => replicas.recordWrite());
+    app.addHook('onClose', async () => replicas.close());
+  }
+  const queries = new CatalogQueries(replicas ?? poolReads(database.pool));
   const pages = new ProductPages(queries, cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined);
   await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
   if (cache) {
@@ -100,12 +116,14 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   app.addHook('onClose', async () => database.close());
 
   const metrics = new CatalogueMetrics({
-    pools: { catalogue: database.pool },
+    pools: { catalogue: database.pool, ...replicas?.replicaPools },
     statements: database.statements,
     cache,
     maxOperationNames: config.metricsMaxOperationNames,
   });
-  registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs });
+  registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
+    replicaStatus: replicas ? () => replicas.status() : undefined,
+  });
   const newLoaders = () => createLoaders(queries, metrics.observeBatch);
 
   const apollo = createApollo(app, {
@@ -150,7 +168,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   });
   registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders });
   registerDocs(app);
-  return { app, database, service, pages, cache, metrics };
+  return { app, database, service, pages, cache, metrics, replicas };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {

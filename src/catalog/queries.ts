@@ -8,8 +8,10 @@
 // so each statement is parsed and planned once per connection. Keys go in as
 // one array parameter (`= ANY($1)`), so one prepared statement serves every
 // batch size and no batch can approach the bind-parameter limit. Writes use
-// Prisma (src/catalog/service.ts).
+// Prisma (src/catalog/service.ts). Which server answers (the primary or a read
+// replica) is up to `Reads` (src/db/reads.ts).
 import type pg from 'pg';
+import type { Reads } from '../db/reads.ts';
 import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types.ts';
 
 export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';
@@ -44,20 +46,13 @@ const STATEMENTS = {
 type StatementName = keyof typeof STATEMENTS;
 
 export class CatalogQueries {
-  private readonly pool: pg.Pool;
-  constructor(pool: pg.Pool) {
-    this.pool = pool;
+  private readonly reads: Reads;
+  constructor(reads: Reads) {
+    this.reads = reads;
   }
 
-  private async run<T extends pg.QueryResultRow>(name: StatementName, values: unknown[]): Promise<T[]> {
-    // connect() rather than pool.query(): a promise keeps the caller's async
-    // context, so the statement is counted for the request that issued it.
-    const client = await this.pool.connect();
-    try {
-      return (await client.query<T>({ name, text: STATEMENTS[name], values })).rows;
-    } finally {
-      client.release();
-    }
+  private run<T extends pg.QueryResultRow>(name: StatementName, values: unknown[]): Promise<T[]> {
+    return this.reads.run(async (client) => (await client.query<T>({ name, text: STATEMENTS[name], values })).rows);
   }
 
   productsByIds(ids: readonly number[]): Promise<Product[]> {

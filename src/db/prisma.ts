@@ -18,6 +18,14 @@ export class StatementCounter {
   bind<T>(counter: { count: number }, fn: () => T): T {
     return this.scope.run(counter, fn);
   }
+  /** The count of the request running now; undefined outside requests. */
+  current(): { count: number } | undefined {
+    return this.scope.getStore();
+  }
+  /** Runs `fn` outside any request's count: work shared by every request (replica health checks). */
+  uncharged<T>(fn: () => T): T {
+    return this.scope.exit(fn);
+  }
   record(): void {
     this.total++;
     const current = this.scope.getStore();
@@ -32,9 +40,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function connectDatabase(url: string, options: { poolSize: number }): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize });
-  const statements = new StatementCounter();
+/** A pg pool whose every statement is recorded by `statements` (the primary's, and each read replica's). */
+export function countedPool(statements: StatementCounter, config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
   pool.on('connect', (client) => {
     // A connection that drops while checked out (Postgres stopped, network
     // cut) emits 'error' on its client, which would crash the process with no
@@ -48,6 +56,12 @@ export function connectDatabase(url: string, options: { poolSize: number }): Dat
     };
   });
   pool.on('error', () => {}); // a dropped idle connection; the next query reports real problems
+  return pool;
+}
+
+export function connectDatabase(url: string, options: { poolSize: number }): Database {
+  const statements = new StatementCounter();
+  const pool = countedPool(statements, { connectionString: url, max: options.poolSize });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma, pool, statements,

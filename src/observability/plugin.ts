@@ -18,6 +18,8 @@ export interface ObservabilityOptions {
   cache: ResponseCache | undefined;
   /** Longest /readyz waits for any one dependency. */
   readinessTimeoutMs: number;
+  /** With read replicas: where reads went, each replica's health and position (shown by /healthz). */
+  replicaStatus?: () => unknown;
 }
 
 export function registerObservability(app: FastifyInstance, options: ObservabilityOptions): void {
@@ -42,10 +44,12 @@ export function registerObservability(app: FastifyInstance, options: Observabili
   const probe = { config: { quietCompletion: true } };
 
   // Liveness, plus the response cache's counters (hits, misses, and store
-  // failures that were answered from Postgres instead).
+  // failures that were answered from Postgres instead) and, with read
+  // replicas, where reads went and each replica's health and position.
   app.get('/healthz', probe, async () => ({
     status: 'ok',
     cache: cache ? { store: cache.kind, ...cache.stats, pendingInvalidations: cache.pendingInvalidations } : { store: 'off' },
+    ...(options.replicaStatus ? { replicas: options.replicaStatus() } : {}),
   }));
 
   const checks: Record<string, Check> = { postgres: postgresCheck(database.pool) };
