@@ -12,6 +12,8 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { queryOnce as query } from '../../src/db/query-once.ts';
 
 const INIT = '20261121000000_init';
+/** Every migration in prisma/migrations, in the order they apply. */
+const ALL = ['20261121000000_init', '20261122000000_api_keys'];
 
 interface MigrationRow {
   id: string;
@@ -62,24 +64,25 @@ describe('migrate()', () => {
     const { url } = await emptyDatabase();
     const log: string[] = [];
 
-    expect(await migrate(url, (message) => log.push(message))).toEqual([INIT]);
-    expect(log).toEqual([`applied migration ${INIT}`]);
+    expect(await migrate(url, (message) => log.push(message))).toEqual(ALL);
+    expect(log).toEqual(ALL.map((name) => `applied migration ${name}`));
 
     // The checksum is computed here independently of the runner: Prisma's is
     // the sha256 hex of the file's bytes, and the two tools must agree.
-    const sql = fs.readFileSync(path.join(MIGRATIONS_DIR, INIT, 'migration.sql'));
-    const [row, ...others] = await migrationRows(url);
-    expect(others).toEqual([]);
-    expect(row).toMatchObject({
-      migration_name: INIT,
-      checksum: crypto.createHash('sha256').update(sql).digest('hex'),
-      applied_steps_count: 1,
-      rolled_back_at: null,
-    });
-    expect(row?.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(row?.finished_at).toBeInstanceOf(Date);
+    const rows = await migrationRows(url);
+    expect(rows.map((row) => row.migration_name)).toEqual(ALL);
+    for (const row of rows) {
+      const sql = fs.readFileSync(path.join(MIGRATIONS_DIR, row.migration_name, 'migration.sql'));
+      expect(row).toMatchObject({
+        checksum: crypto.createHash('sha256').update(sql).digest('hex'),
+        applied_steps_count: 1,
+        rolled_back_at: null,
+      });
+      expect(row.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(row.finished_at).toBeInstanceOf(Date);
+    }
 
-    expect(await userTables(url)).toEqual(['features', 'load_rejects', 'load_runs', 'photos', 'products', 'related', 'skus', 'styles']);
+    expect(await userTables(url)).toEqual(['api_keys', 'features', 'load_rejects', 'load_runs', 'photos', 'products', 'related', 'skus', 'styles']);
   });
 
   it('applies nothing the second time', async () => {
@@ -134,8 +137,8 @@ describe('migrate()', () => {
     // leaves neither a row (not even an unfinished one, which would block every
     // later run) nor any of its objects.
     const rows = await migrationRows(url);
-    expect(rows.map((row) => row.migration_name)).toEqual([INIT]);
-    expect(rows[0]?.finished_at).toBeInstanceOf(Date);
+    expect(rows.map((row) => row.migration_name)).toEqual(ALL);
+    for (const row of rows) expect(row.finished_at).toBeInstanceOf(Date);
     expect(await userTables(url)).not.toContain('half_done');
     expect(await query(url, `SELECT 1 FROM pg_indexes WHERE indexname = 'products_category_idx'`)).toEqual([]);
 
