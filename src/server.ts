@@ -20,6 +20,10 @@ import { registerOpenApi } from './rest/openapi.ts';
 import { registerDocs } from './rest/docs.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { registerIde, sendIde } from './graphql/ide.ts';
+import { createAccessControl } from './auth/create.ts';
+import type { AccessControl } from './auth/access.ts';
+import { graphqlCaller } from './graphql/access-plugin.ts';
+import { restGuard } from './auth/rest-guard.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,11 +38,20 @@ export interface App {
   service: CatalogService;
   pages: ProductPages;
   cache: ResponseCache | undefined;
+  access: AccessControl;
+}
+
+/** Trusts the `hops` nearest proxies (X-Forwarded-For entries counted from the right). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
 }
 
 export async function buildServer(config: Config, databaseUrl: string): Promise<App> {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    // Which X-Forwarded-For hops to believe for request.ip (the anonymous rate-limit budget).
+    // (A hop count as Fastify does it at run time; its types only take the function form.)
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // A URL the router cannot even decode is bad input like any other: the
     // legacy error shape, not Fastify's default body.
     frameworkErrors: (error, _request, reply) => {
@@ -78,7 +91,11 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     app.addHook('onClose', async () => { process.off('message', onMessage); });
   }
 
+  const { access, close: closeAccess } = createAccessControl(config, database, (message, error) => app.log.warn({ err: error }, message));
+  app.addHook('onClose', closeAccess);
+
   app.decorateRequest('sqlStatements', null as unknown as { count: number });
+  app.decorateRequest('caller', null as unknown as GraphQLContext['caller']);
   app.addHook('onRequest', async (request, reply) => {
     request.sqlStatements = { count: 0 };
     reply.header('x-request-id', request.id);
@@ -104,9 +121,10 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
       ttlSeconds: config.apqTtlSeconds,
     },
     trustedDocuments: config.trustedDocuments ? loadTrustedDocuments() : undefined,
+    access,
   });
   await apollo.start();
-  const context = async (request: { id: string }): Promise<GraphQLContext> => ({
+  const context = async (request: { id: string; caller: GraphQLContext['caller'] }): Promise<GraphQLContext> => ({
     requestId: request.id,
     loaders: createLoaders(queries),
     queries,
@@ -114,6 +132,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     service,
     limits: { maxPageSize: config.maxPageSize },
     listing: false,
+    caller: request.caller,
   });
   const graphql = fastifyApolloHandler(apollo, { context });
   // Everything a request does runs inside its statement-counting scope.
@@ -121,8 +140,9 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     return database.statements.bind(request.sqlStatements, () => graphql.call(this, request, reply));
   };
   registerIde(app);
-  app.post('/graphql', handler);
-  app.get('/graphql', { constraints: {} }, async function (request, reply) {
+  const identifyCaller = graphqlCaller(access);
+  app.post('/graphql', { onRequest: identifyCaller }, handler);
+  app.get('/graphql', { constraints: {}, onRequest: identifyCaller }, async function (request, reply) {
     const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !(request.query as Record<string, unknown>).query;
     if (wantsHtml) return sendIde(reply);
     return handler.call(this, request, reply);
@@ -133,10 +153,11 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     maxPageSize: config.maxPageSize,
     cache,
     counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
+    guard: restGuard(access),
   });
   registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders });
   registerDocs(app);
-  return { app, database, service, pages, cache };
+  return { app, database, service, pages, cache, access };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {

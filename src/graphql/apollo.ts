@@ -14,6 +14,8 @@ import { trustedDocumentsPlugin } from './trusted-documents.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { readTypeDefs } from './schema.ts';
+import type { AccessControl } from '../auth/access.ts';
+import { accessPlugin } from './access-plugin.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -23,6 +25,8 @@ export interface ApolloOptions {
   persistedQueries: { cache: KeyValueCache<string> | undefined; ttlSeconds: number };
   /** When set, only these documents (hex sha256 → text) run. */
   trustedDocuments: Map<string, string> | undefined;
+  /** API keys and rate limits. */
+  access: AccessControl;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
@@ -43,6 +47,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       ApolloServerPluginCacheControlDisabled(),
       cacheControlPlugin(schema),
       ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
+      accessPlugin(options.access),
       logInternalErrors((details, message) => app.log.error(details, message)),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),
     ],
