@@ -155,7 +155,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
     guard: restGuard(access),
   });
-  registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders });
+  registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders, readsNeedKey: config.apiKeysForReads === 'required' });
   registerDocs(app);
   return { app, database, service, pages, cache, access };
 }
