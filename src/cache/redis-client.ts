@@ -9,6 +9,8 @@ export interface RedisClientOptions {
   /** Longest a command may take before it counts as a failure. */
   timeoutMs: number;
   onError?: (error: Error) => void;
+  /** Send the commands of one event-loop turn (many concurrent requests) in one write. */
+  autoPipelining?: boolean;
 }
 
 export function connectRedis(options: RedisClientOptions): Redis {
@@ -20,6 +22,7 @@ export function connectRedis(options: RedisClientOptions): Redis {
     // Keep trying to come back, at most every 2 s.
     retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
     lazyConnect: false,
+    enableAutoPipelining: options.autoPipelining ?? false,
   });
   client.on('error', (error: Error) => options.onError?.(error));
   return client;

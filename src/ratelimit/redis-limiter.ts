@@ -39,7 +39,8 @@ export class RedisRateLimiter implements RateLimiter {
 
   constructor(options: RedisClientOptions & { prefix: string }) {
     this.prefix = options.prefix;
-    this.client = connectRedis(options) as ScriptClient;
+    // Every API request sends one script call: under load, batch them.
+    this.client = connectRedis({ ...options, autoPipelining: true }) as ScriptClient;
     this.client.defineCommand('rateLimitTake', { lua: TAKE_SCRIPT });
   }
 

@@ -192,6 +192,16 @@ describe.skipIf(!redisAvailable())('with Redis', () => {
     expect(seen).toEqual([[200, 3], [200, 2], [200, 1], [200, 0], [429, 0], [429, 0]]);
   });
 
+  it('never lets concurrent requests through two instances overspend (one atomic script per request)', async () => {
+    const env = { ...redisEnv('concurrent'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '20' };
+    const a = await limitedClient(env);
+    const b = await limitedClient(env);
+    const reads = await Promise.all(Array.from({ length: 60 }, (_, i) => anonymousRead(i % 2 ? a : b, '203.0.113.50')));
+    expect(reads.filter((read) => read.status === 200)).toHaveLength(20);
+    expect(reads.filter((read) => read.status === 429)).toHaveLength(40);
+    expect(reads.filter((read) => read.status === 200).map((read) => read.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
   it('refills at budget/60 per second', async () => {
     const client = await limitedClient({ ...redisEnv('refill'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '60' });
     const spend = () => anonymousRead(client, '203.0.113.9');
