@@ -1,10 +1,11 @@
 // The pieces under the HTTP behaviour, where time and concurrency can be
 // controlled: token-bucket arithmetic (the in-process limiter; the Redis script
 // mirrors it and is checked end to end in rate-limits.test.ts), the key lookup
-// cache and credentials parsing.
+// cache, credentials parsing, and what happens when the limiter fails.
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/auth/api-keys.ts';
 import { presentedKey } from '../../src/auth/credentials.ts';
+import { AccessControl } from '../../src/auth/access.ts';
 import { ApiKeyResolver } from '../../src/auth/key-resolver.ts';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory-limiter.ts';
 
@@ -88,5 +89,22 @@ describe('presentedKey', () => {
     [{}, undefined],
   ])('%j -> %s', (headers, expected) => {
     expect(presentedKey(headers)).toBe(expected);
+  });
+});
+
+describe('AccessControl with a failing limiter', () => {
+  it('serves (nothing counted) and warns, instead of failing the request', async () => {
+    const warnings: string[] = [];
+    const access = new AccessControl({
+      resolver: new ApiKeyResolver(async () => undefined, { ttlSeconds: 0 }),
+      limiter: { kind: 'redis', take: async () => { throw new Error('Redis is reconnecting'); }, close: async () => {} },
+      readsNeedKey: false,
+      anonymousPerMinute: 1,
+      keyPerMinute: 1,
+      warn: (message, error) => warnings.push(`${message}: ${(error as Error).message}`),
+    });
+    const caller = await access.identify({}, '203.0.113.1');
+    expect(await access.spend(caller, 5)).toBeUndefined();
+    expect(warnings).toEqual(['rate limiter unavailable (Redis down or slow): serving without a limit: Redis is reconnecting']);
   });
 });
