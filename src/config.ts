@@ -1,5 +1,6 @@
 // The one place that reads the environment. Everything else receives a Config.
 // Every bad value is reported at once, with the variable name and what was expected.
+import net from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -51,6 +52,25 @@ export interface Config {
   readinessTimeoutMs: number;
   /** Distinct GraphQL operation names given their own metric labels; later names are counted as "other". */
   metricsMaxOperationNames: number;
+  /** Whether reads (REST GETs, GraphQL queries) need an API key too; writes always do. */
+  apiKeysForReads: 'required' | 'optional';
+  /**
+   * How long a looked-up API key (or an unknown one) is remembered in process:
+   * a revocation takes effect within this many seconds.
+   */
+  apiKeyCacheSeconds: number;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (Fastify
+   * `trustProxy`): false for none, true for all, N for the N nearest hops, or
+   * the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string[];
+  /** Rate limits on the API routes (off for load benchmarks). */
+  rateLimit: boolean;
+  /** Budget per client address of requests without an API key, per minute (REST: 1 a request, GraphQL: the operation's cost). */
+  rateLimitAnonymousPerMinute: number;
+  /** Budget per API key per minute, unless the key has its own (keys create --rate). */
+  rateLimitKeyPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -141,6 +161,24 @@ class Reader {
     }
     return value as T;
   }
+
+  /** `off`/`on`, a hop count, or a comma-separated list of proxy addresses and CIDR ranges. */
+  proxyTrust(name: string): boolean | number | string[] {
+    const value = this.raw(name);
+    if (value === undefined || value === 'off') return false;
+    if (value === 'on') return true;
+    if (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 100) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim());
+    const isAddressOrRange = (entry: string) => {
+      const [address = '', bits, ...rest] = entry.split('/');
+      const version = net.isIP(address);
+      if (version === 0 || rest.length > 0) return false;
+      return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+    };
+    if (entries.every(isAddressOrRange)) return entries;
+    this.problems.push(`${name} must be off, on, a number of proxy hops from 1 to 100, or a comma-separated list of proxy addresses or CIDR ranges (got "${value}")`);
+    return false;
+  }
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -172,6 +210,12 @@ export function loadConfig(env: Env = process.env): Config {
     readinessTimeoutMs: read.integer('READINESS_TIMEOUT_MS', 1000, 10, 60_000),
     metricsMaxOperationNames: read.integer('METRICS_MAX_OPERATION_NAMES', 100, 1, 10_000),
     exposeErrors: false,
+    apiKeysForReads: read.oneOf('API_KEYS_FOR_READS', 'optional', ['required', 'optional'] as const),
+    apiKeyCacheSeconds: read.integer('API_KEY_CACHE_SECONDS', 5, 0, 300),
+    trustProxy: read.proxyTrust('TRUST_PROXY'),
+    rateLimit: read.oneOf('RATE_LIMIT', 'on', ['on', 'off'] as const) === 'on',
+    rateLimitAnonymousPerMinute: read.integer('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 600, 1, 100_000_000),
+    rateLimitKeyPerMinute: read.integer('RATE_LIMIT_KEY_PER_MINUTE', 6_000, 1, 100_000_000),
   };
   config.exposeErrors = config.nodeEnv === 'development';
   if (read.problems.length > 0) throw new ConfigError(read.problems);

@@ -28,6 +28,10 @@ import { recordOperation } from './observability/graphql-operations.ts';
 import { type LogDestination, loggerOptions } from './observability/logging.ts';
 import { CatalogueMetrics } from './observability/metrics.ts';
 import { registerObservability } from './observability/plugin.ts';
+import { createAccessControl } from './auth/create.ts';
+import type { AccessControl } from './auth/access.ts';
+import { graphqlCaller } from './graphql/access-plugin.ts';
+import { restGuard } from './auth/rest-guard.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -45,6 +49,12 @@ export interface App {
   metrics: CatalogueMetrics;
   /** Where reads go when DATABASE_REPLICA_URLS names read replicas. */
   replicas: ReadRouter | undefined;
+  access: AccessControl;
+}
+
+/** Trusts the `hops` nearest proxies (X-Forwarded-For entries counted from the right). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
 }
 
 export interface ServerOptions {
@@ -55,6 +65,9 @@ export interface ServerOptions {
 export async function buildServer(config: Config, databaseUrl: string, options: ServerOptions = {}): Promise<App> {
   const app = Fastify({
     ...loggerOptions(config.logLevel, options.logDestination),
+    // Which X-Forwarded-For hops to believe for request.ip (the anonymous rate-limit budget).
+    // (A hop count as Fastify does it at run time; its types only take the function form.)
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // A URL the router cannot even decode is bad input like any other: the
     // legacy error shape, not Fastify's default body.
     frameworkErrors: (error, _request, reply) => {
@@ -105,7 +118,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     app.addHook('onClose', async () => { process.off('message', onMessage); });
   }
 
+  const { access, close: closeAccess } = createAccessControl(config, database, (message, error) => app.log.warn({ err: error }, message));
+  app.addHook('onClose', closeAccess);
+
   app.decorateRequest('sqlStatements', null as unknown as { count: number });
+  app.decorateRequest('caller', null as unknown as GraphQLContext['caller']);
   app.addHook('onRequest', async (request, reply) => {
     request.sqlStatements = { count: 0 };
     reply.header('x-request-id', request.id);
@@ -135,6 +152,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       ttlSeconds: config.apqTtlSeconds,
     },
     trustedDocuments: config.trustedDocuments ? loadTrustedDocuments() : undefined,
+    access,
   });
   await apollo.start();
   const context = async (request: FastifyRequest): Promise<GraphQLContext> => ({
@@ -146,6 +164,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     service,
     limits: { maxPageSize: config.maxPageSize },
     listing: false,
+    caller: request.caller,
   });
   const graphql = fastifyApolloHandler(apollo, { context });
   // Everything a request does runs inside its statement-counting scope.
@@ -153,8 +172,9 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     return database.statements.bind(request.sqlStatements, () => graphql.call(this, request, reply));
   };
   registerIde(app);
-  app.post('/graphql', handler);
-  app.get('/graphql', { constraints: {} }, async function (request, reply) {
+  const identifyCaller = graphqlCaller(access);
+  app.post('/graphql', { onRequest: identifyCaller }, handler);
+  app.get('/graphql', { constraints: {}, onRequest: identifyCaller }, async function (request, reply) {
     const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !(request.query as Record<string, unknown>).query;
     if (wantsHtml) return sendIde(reply);
     return handler.call(this, request, reply);
@@ -165,10 +185,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     maxPageSize: config.maxPageSize,
     cache,
     counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
+    guard: restGuard(access),
   });
-  registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders });
+  registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders, readsNeedKey: config.apiKeysForReads === 'required' });
   registerDocs(app);
-  return { app, database, service, pages, cache, metrics, replicas };
+  return { app, database, service, pages, cache, metrics, replicas, access };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {

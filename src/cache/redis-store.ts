@@ -3,7 +3,8 @@
 // short timeout), the caller treats a failure as a miss and answers from
 // Postgres, and the client reconnects in the background, so caching resumes
 // on its own when Redis is back.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis, type RedisClientOptions, whenReady } from './redis-client.ts';
 import type { CacheStore } from './store.ts';
 
 // Entries: <prefix>r:<key>. Tags: <prefix>t:<tag>, a set of entry keys.
@@ -32,12 +33,8 @@ for i = 2, #KEYS do
 end
 return 1`;
 
-export interface RedisStoreOptions {
-  url: string;
+export interface RedisStoreOptions extends RedisClientOptions {
   prefix: string;
-  /** Longest a cache command may take before it counts as a failure. */
-  timeoutMs: number;
-  onError?: (error: Error) => void;
 }
 
 export class RedisStore implements CacheStore {
@@ -47,23 +44,13 @@ export class RedisStore implements CacheStore {
 
   constructor(options: RedisStoreOptions) {
     this.prefix = options.prefix;
-    this.client = new Redis(options.url, {
-      enableOfflineQueue: false,
-      commandTimeout: options.timeoutMs,
-      connectTimeout: Math.max(options.timeoutMs * 10, 500),
-      maxRetriesPerRequest: 0,
-      // Keep trying to come back, at most every 2 s.
-      retryStrategy: (attempt) => Math.min(100 * attempt, 2_000),
-      lazyConnect: false,
-    });
-    this.client.on('error', (error: Error) => options.onError?.(error));
+    this.client = connectRedis(options);
     this.client.defineCommand('cacheSet', { lua: SET_SCRIPT });
     this.client.defineCommand('cacheInvalidate', { lua: INVALIDATE_SCRIPT });
   }
 
   private run<T>(command: () => Promise<T>): Promise<T> {
-    if (this.client.status !== 'ready') return Promise.reject(new Error(`Redis is ${this.client.status}`));
-    return command();
+    return whenReady(this.client, command);
   }
 
   async get(key: string): Promise<string | undefined> {

@@ -15,6 +15,8 @@ import type { ResponseCache } from '../cache/response-cache.ts';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { readTypeDefs } from './schema.ts';
 import { operationRecordPlugin } from '../observability/graphql-operations.ts';
+import type { AccessControl } from '../auth/access.ts';
+import { accessPlugin } from './access-plugin.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -24,6 +26,8 @@ export interface ApolloOptions {
   persistedQueries: { cache: KeyValueCache<string> | undefined; ttlSeconds: number };
   /** When set, only these documents (hex sha256 → text) run. */
   trustedDocuments: Map<string, string> | undefined;
+  /** API keys and rate limits. */
+  access: AccessControl;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
@@ -45,6 +49,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       ApolloServerPluginCacheControlDisabled(),
       cacheControlPlugin(schema),
       ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
+      accessPlugin(options.access),
       logInternalErrors((details, message) => app.log.error(details, message)),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),
     ],

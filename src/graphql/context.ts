@@ -1,4 +1,5 @@
 // What every resolver receives: the per-request loaders and the shared services.
+import type { Caller } from '../auth/access.ts';
 import type { CatalogLoaders } from '../catalog/loaders.ts';
 import type { ProductPages } from '../catalog/pages.ts';
 import type { CatalogQueries } from '../catalog/queries.ts';
@@ -16,4 +17,6 @@ export interface GraphQLContext {
   limits: { maxPageSize: number };
   /** Set by list queries: the response shifts when products are created or deleted. */
   listing: boolean;
+  /** Who sent the request: their API key, if any, and address (the rate-limit budget). */
+  caller: Caller;
 }

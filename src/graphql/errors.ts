@@ -15,6 +15,7 @@ export function badInput(message: string, field?: string): GraphQLError {
 const CLIENT_CODES = new Set([
   'BAD_USER_INPUT', 'NOT_FOUND', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE', 'OPERATION_NOT_TRUSTED',
+  'UNAUTHENTICATED', 'RATE_LIMITED',
 ]);
 
 function isClientError(error: unknown, code: unknown): boolean {

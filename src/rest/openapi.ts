@@ -6,6 +6,7 @@
 // is spelled out. Tests run real responses through these schemas
 // (test/support/openapi.ts), so any drift between code and document fails.
 import type { FastifyInstance } from 'fastify';
+import { withAccessControl } from './openapi-access.ts';
 
 export interface OpenApiOptions {
   /** `campus` of every product object (config legacyCampus). */
@@ -14,6 +15,8 @@ export interface OpenApiOptions {
   maxPageSize: number;
   /** Styles without photos/skus get null placeholders (config legacyEmptyPlaceholders). */
   emptyPlaceholders: boolean;
+  /** Reads need an API key too (config apiKeysForReads = required); writes always do. */
+  readsNeedKey?: boolean;
 }
 
 /** A JSON Schema (draft 2020-12, the OpenAPI 3.1 dialect). */
@@ -25,7 +28,7 @@ export interface OpenApiDocument {
   servers?: { url: string; description?: string }[];
   tags?: { name: string; description?: string }[];
   paths: Record<string, PathItem>;
-  components: { schemas: Record<string, JsonSchema>; parameters: Record<string, unknown>; responses: Record<string, unknown> };
+  components: { schemas: Record<string, JsonSchema>; parameters: Record<string, unknown>; responses: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
 }
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -41,6 +44,8 @@ export interface OperationObject {
   parameters?: unknown[];
   requestBody?: unknown;
   responses: Record<string, unknown>;
+  /** Alternatives: any one entry satisfies it (`{}`: no credentials). */
+  security?: Record<string, string[]>[];
 }
 
 /** Postgres `integer` ids: the largest id a route accepts. */
@@ -288,7 +293,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const readErrors = { 400: responseRef('BadRequest'), 404: responseRef('NotFound'), 500: responseRef('InternalError') };
   const bodyErrors = { 413: responseRef('PayloadTooLarge'), 415: responseRef('UnsupportedMediaType') };
 
-  return {
+  return withAccessControl({
     openapi: '3.1.0',
     info: {
       title: 'Catalogue API: legacy Products REST routes',
@@ -423,7 +428,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         InternalError: errorResponse('An unexpected error (details are logged, never sent).', 'internal server error'),
       },
     },
-  };
+  }, options.readsNeedKey ?? false);
 }
 
 /** Serves the document at GET /openapi.json (built and serialised once). */

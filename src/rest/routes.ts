@@ -21,6 +21,8 @@ export interface RestDependencies {
   cache: ResponseCache | undefined;
   /** Runs a handler inside the request's SQL statement count. */
   counted<T>(request: FastifyRequest, fn: () => Promise<T>): Promise<T>;
+  /** API keys and rate limits (src/auth/rest-guard.ts): answers 401/429 itself. */
+  guard(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
 }
 
 /** REST field names for the write fields (the rest are the same in both). */
@@ -69,6 +71,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
   }
 
   await app.register(async (scope) => {
+    scope.addHook('onRequest', deps.guard);
     // Every failure answers {"error": "..."}: 400 for bad input, 404 for unknown
     // products, 500 (masked, logged) for anything else. Never a database message.
     scope.setErrorHandler((error: FastifyError, request, reply) => {

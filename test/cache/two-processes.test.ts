@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/util/free-port.ts';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { createTestApiKey, createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
@@ -30,10 +30,12 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
   let redis: TestRedis;
   let a: { url: string; child: ChildProcess };
   let b: { url: string; child: ChildProcess };
+  let authorization: string;
 
   beforeAll(async () => {
     catalogue = await createTestCatalogue();
     redis = await startTestRedis();
+    authorization = `Bearer ${await createTestApiKey(catalogue.db.url)}`;
     const env = { DATABASE_URL: catalogue.db.url, REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: `proc${Date.now()}:` };
     [a, b] = await Promise.all([startProcess(env), startProcess(env)]);
   }, 60_000);
@@ -54,7 +56,7 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
     await get(b, '/products/6');
     await settle();
     expect((await get(b, '/products/5')).cache).toBe('hit');
-    const put = await fetch(`${a.url}/products/5`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Five, via A' }) });
+    const put = await fetch(`${a.url}/products/5`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ name: 'Five, via A' }) });
     expect(put.status).toBe(200);
     const read = await get(b, '/products/5');
     expect(read.body.name).toBe('Five, via A');
@@ -62,7 +64,7 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
   });
 
   it('GraphQL: a mutation through A is read back at once through B', async () => {
-    const query = (server: { url: string }, text: string) => fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: text }) }).then(async (r) => ({ cache: r.headers.get('x-cache'), body: await r.json() as { data: { product: { defaultPrice: string } } } }));
+    const query = (server: { url: string }, text: string) => fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ query: text }) }).then(async (r) => ({ cache: r.headers.get('x-cache'), body: await r.json() as { data: { product: { defaultPrice: string } } } }));
     await query(b, '{ product(id: "7") { defaultPrice } }');
     await settle();
     expect((await query(b, '{ product(id: "7") { defaultPrice } }')).cache).toBe('hit');

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import pg from 'pg';
@@ -13,6 +13,8 @@ import { loadCatalogue } from '../../etl/load/load.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildServer, type App } from '../../src/server.ts';
 import type { LogDestination } from '../../src/observability/logging.ts';
+import { ApiKeyStore } from '../../src/auth/key-store.ts';
+import { connectDatabase } from '../../src/db/prisma.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 /** The scale and seed every GraphQL test file uses: about 500 products. */
@@ -121,12 +123,31 @@ export async function createTestCatalogue(options: { scale?: number; seed?: numb
 
 export type NodeEnv = 'development' | 'production' | 'test';
 
+/** Whether request options already say how to authenticate (then the default key is not added). */
+function hasCredentials(headers: InjectOptions['headers']): boolean {
+  return Object.keys(headers ?? {}).some((name) => ['authorization', 'x-api-key'].includes(name.toLowerCase()));
+}
+
 export class TestClient {
   readonly app: FastifyInstance;
   readonly server: App;
-  constructor(server: App) {
+  /** The API key every request through `app.inject` carries unless it sets its own credentials (none: anonymous). */
+  readonly apiKey: string | undefined;
+  /** `app.inject` without the default key: an anonymous request. */
+  readonly injectAnonymous: (options: InjectOptions) => ReturnType<FastifyInstance['inject']>;
+  constructor(server: App, apiKey: string | undefined) {
     this.server = server;
     this.app = server.app;
+    this.apiKey = apiKey;
+    // Writes need a key, so requests carry the client's by default, also in
+    // tests that call app.inject directly.
+    const inject = server.app.inject.bind(server.app) as (options: InjectOptions) => ReturnType<FastifyInstance['inject']>;
+    this.injectAnonymous = inject;
+    if (apiKey === undefined) return;
+    server.app.inject = ((options: InjectOptions | string) => {
+      const request = typeof options === 'string' ? { url: options } : options;
+      return inject(hasCredentials(request.headers) ? request : { ...request, headers: { ...request.headers, authorization: `Bearer ${apiKey}` } });
+    }) as FastifyInstance['inject'];
   }
 
   /** POST /graphql with a typed document (from the generated operations) or a query string. */
@@ -170,17 +191,33 @@ function toResponse<T>(response: { statusCode: number; headers: Record<string, s
   return { status: response.statusCode, headers: response.headers, statements: header === undefined ? Number.NaN : Number(header), body, raw: response.body };
 }
 
+/** Creates an API key in the database (as `npm run keys -- create` does); returns its secret. */
+export async function createTestApiKey(databaseUrl: string, options: { name?: string; ratePerMinute?: number | null } = {}): Promise<string> {
+  const database = connectDatabase(databaseUrl, { poolSize: 1 });
+  try {
+    const { secret } = await new ApiKeyStore(database).create(options.name ?? 'test client', options.ratePerMinute ?? null);
+    return secret;
+  } finally {
+    await database.close();
+  }
+}
+
 /**
  * Builds the real server (buildServer) on a database, configured like NODE_ENV
  * says. GRAPHQL_JIT from the environment is passed on, so the whole suite can
  * run on either executor (`GRAPHQL_JIT=off npx vitest run`); `env` overrides it.
+ * Requests carry a fresh API key of the client's (`apiKey`) unless they set
+ * their own credentials (`injectAnonymous` sends none); with `apiKey: false`
+ * the client has no key (for a database without the api_keys table).
  */
-export async function createTestClient(databaseUrl: string, options: { nodeEnv?: NodeEnv; env?: Record<string, string>; logDestination?: LogDestination } = {}): Promise<TestClient> {
+export async function createTestClient(databaseUrl: string, options: { nodeEnv?: NodeEnv; env?: Record<string, string>; apiKey?: boolean; logDestination?: LogDestination } = {}): Promise<TestClient> {
   const inherited = process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {};
   // The response cache is off unless a test turns it on: these tests also
-  // write straight to the database, which no cache could know about.
-  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', CACHE: 'off', ...inherited, ...options.env });
+  // write straight to the database, which no cache could know about. Rate
+  // limits too: budgets are spent by operation cost, and a test file sends
+  // far more than a client would (test/auth/ turns them on).
+  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', CACHE: 'off', RATE_LIMIT: 'off', ...inherited, ...options.env });
   const server = await buildServer(config, databaseUrl, { logDestination: options.logDestination });
   await server.app.ready();
-  return new TestClient(server);
+  return new TestClient(server, options.apiKey === false ? undefined : await createTestApiKey(databaseUrl));
 }

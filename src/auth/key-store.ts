@@ -1,0 +1,57 @@
+// The api_keys table. Creating, listing and revoking (the keys command) go
+// through Prisma like every write; the lookup on the request path is one
+// named prepared statement on plain `pg`, like the catalogue reads (see
+// src/catalog/queries.ts for why), and the key resolver caches it.
+import type pg from 'pg';
+import type { Prisma } from '../db/prisma.ts';
+import { type ActiveApiKey, generateApiKey } from './api-keys.ts';
+
+export interface ApiKeyRecord extends ActiveApiKey {
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+const FIND_ACTIVE = {
+  name: 'api_key_by_hash',
+  text: `SELECT id, name, prefix, rate_per_minute AS "ratePerMinute" FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+};
+
+const RECORD_FIELDS = { id: true, name: true, prefix: true, ratePerMinute: true, createdAt: true, revokedAt: true } as const;
+
+export class ApiKeyStore {
+  private readonly prisma: Prisma;
+  private readonly pool: pg.Pool;
+  constructor(database: { prisma: Prisma; pool: pg.Pool }) {
+    this.prisma = database.prisma;
+    this.pool = database.pool;
+  }
+
+  /** Creates a key; the returned secret exists nowhere else. */
+  async create(name: string, ratePerMinute: number | null): Promise<{ key: ApiKeyRecord; secret: string }> {
+    const { secret, prefix, hash } = generateApiKey();
+    const key = await this.prisma.apiKey.create({ data: { name, prefix, keyHash: hash, ratePerMinute }, select: RECORD_FIELDS });
+    return { key, secret };
+  }
+
+  list(): Promise<ApiKeyRecord[]> {
+    return this.prisma.apiKey.findMany({ orderBy: { id: 'asc' }, select: RECORD_FIELDS });
+  }
+
+  /** The key with this id or display prefix, revoked or not. */
+  find(idOrPrefix: string): Promise<ApiKeyRecord | null> {
+    const where = /^\d+$/.test(idOrPrefix) && Number(idOrPrefix) <= 2_147_483_647 ? { id: Number(idOrPrefix) } : { prefix: idOrPrefix };
+    return this.prisma.apiKey.findUnique({ where, select: RECORD_FIELDS });
+  }
+
+  /** Marks the key revoked (once: a revoked key keeps its first revocation time). */
+  async revoke(id: number): Promise<ApiKeyRecord> {
+    await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    return this.prisma.apiKey.findUniqueOrThrow({ where: { id }, select: RECORD_FIELDS });
+  }
+
+  /** The unrevoked key whose secret hashes to `hash`, if any. */
+  async findActive(hash: string): Promise<ActiveApiKey | undefined> {
+    const { rows } = await this.pool.query<ActiveApiKey>({ ...FIND_ACTIVE, values: [hash] });
+    return rows[0];
+  }
+}

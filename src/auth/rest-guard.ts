@@ -1,0 +1,30 @@
+// API keys and rate limits for the legacy REST routes, as one onRequest hook:
+// writes (POST/PUT/DELETE) need a valid key, reads only with
+// API_KEYS_FOR_READS=required; every request costs 1 of the caller's budget.
+// Refusals keep the legacy error shape: 401 and 429 with {"error": "..."}.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { rateLimitHeaders } from '../ratelimit/headers.ts';
+import { type AccessControl, type Caller, KeyCheckUnavailable, rateLimitMessage, refusal, Unauthenticated } from './access.ts';
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** What a REST request costs, whatever it reads or writes. */
+const REQUEST_COST = 1;
+
+export function restGuard(access: AccessControl) {
+  return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    let caller: Caller;
+    try {
+      caller = await access.identify(request.headers, request.ip);
+      access.require(caller, WRITE_METHODS.has(request.method) ? 'write' : 'read');
+    } catch (error) {
+      if (!(error instanceof Unauthenticated || error instanceof KeyCheckUnavailable)) throw error;
+      const { status, headers } = refusal(error);
+      return reply.code(status).headers(headers).send({ error: error.message });
+    }
+    const decision = await access.spend(caller, REQUEST_COST);
+    if (!decision) return undefined;
+    reply.headers(Object.fromEntries(rateLimitHeaders(decision)));
+    if (!decision.allowed) return reply.code(429).send({ error: rateLimitMessage(caller, decision, REQUEST_COST) });
+    return undefined;
+  };
+}

@@ -1,0 +1,64 @@
+// API keys and rate limits for GraphQL. The caller is identified before Apollo
+// runs (an unknown or revoked key is a 401 at once); once the operation is
+// resolved, mutations need a key (queries too with API_KEYS_FOR_READS=required)
+// and the operation's cost (src/graphql/cost.ts) is taken from the caller's
+// budget: 401 UNAUTHENTICATED or 429 RATE_LIMITED, both as GraphQL errors.
+import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GraphQLError } from 'graphql';
+import { type AccessControl, type Caller, KeyCheckUnavailable, rateLimitMessage, refusal, Unauthenticated } from '../auth/access.ts';
+import { rateLimitHeaders } from '../ratelimit/headers.ts';
+import type { GraphQLContext } from './context.ts';
+import { operationCost } from './cost.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who sent a GraphQL request (set by graphqlCaller). */
+    caller: Caller;
+  }
+}
+
+const UNAUTHENTICATED = 'UNAUTHENTICATED';
+
+/** onRequest hook of the /graphql routes: identifies the caller for the context. */
+export function graphqlCaller(access: AccessControl) {
+  return async function identify(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    try {
+      request.caller = await access.identify(request.headers, request.ip);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof Unauthenticated || error instanceof KeyCheckUnavailable)) throw error;
+      const { status, headers } = refusal(error);
+      const code = error instanceof Unauthenticated ? UNAUTHENTICATED : 'SERVICE_UNAVAILABLE';
+      return reply.code(status).headers(headers).send({ errors: [{ message: error.message, extensions: { code } }] });
+    }
+  };
+}
+
+export function accessPlugin(access: AccessControl): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, document, request, operationName, schema, contextValue: { caller }, response }) {
+          try {
+            access.require(caller, operation?.operation === 'mutation' ? 'write' : 'read');
+          } catch (error) {
+            if (!(error instanceof Unauthenticated)) throw error;
+            throw new GraphQLError(error.message, {
+              extensions: { code: UNAUTHENTICATED, http: { status: 401, headers: new HeaderMap([['www-authenticate', error.challenge]]) } },
+            });
+          }
+          if (!access.rateLimited) return;
+          const cost = operationCost(schema, document, request.variables, operationName);
+          const decision = await access.spend(caller, cost);
+          if (!decision) return;
+          for (const [name, value] of rateLimitHeaders(decision)) response.http.headers.set(name, value);
+          if (decision.allowed) return;
+          throw new GraphQLError(rateLimitMessage(caller, decision, cost), {
+            extensions: { code: 'RATE_LIMITED', cost, limit: decision.limit, remaining: decision.remaining, retryAfter: decision.retryAfterSeconds, http: { status: 429 } },
+          });
+        },
+      };
+    },
+  };
+}

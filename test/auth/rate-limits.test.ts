@@ -1,0 +1,236 @@
+// Rate limits end to end: budgets per API key and per client address, 429 with
+// Retry-After and RateLimit-* headers once spent, GraphQL charged by operation
+// cost, one budget shared by every instance through a real Redis, per-instance
+// budgets without Redis, and requests served (fail open) while Redis is down.
+import { buildSchema, parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationCost } from '../../src/graphql/cost.ts';
+import { readTypeDefs } from '../../src/graphql/schema.ts';
+import { createTestApiKey, createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+
+let catalogue: TestCatalogue;
+const clients: TestClient[] = [];
+
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+});
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await catalogue?.dispose();
+});
+
+async function limitedClient(env: Record<string, string>): Promise<TestClient> {
+  const client = await createTestClient(catalogue.db.url, { env: { RATE_LIMIT: 'on', ...env } });
+  clients.push(client);
+  return client;
+}
+
+interface Answer {
+  status: number;
+  limit: number;
+  remaining: number;
+  reset: number;
+  retryAfter: number | undefined;
+  body: { error?: string; data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+}
+
+function answer(response: { statusCode: number; headers: Record<string, unknown>; body: string }): Answer {
+  const number = (name: string) => (response.headers[name] === undefined ? Number.NaN : Number(response.headers[name]));
+  return {
+    status: response.statusCode,
+    limit: number('ratelimit-limit'),
+    remaining: number('ratelimit-remaining'),
+    reset: number('ratelimit-reset'),
+    retryAfter: response.headers['retry-after'] === undefined ? undefined : Number(response.headers['retry-after']),
+    body: JSON.parse(response.body),
+  };
+}
+
+/** An anonymous REST read from `address`, with optional extra headers. */
+const anonymousRead = async (client: TestClient, address = '127.0.0.1', headers: Record<string, string> = {}) =>
+  answer(await client.injectAnonymous({ method: 'GET', url: '/products/1', remoteAddress: address, headers }));
+
+const graphql = async (client: TestClient, query: string, headers: Record<string, string> = {}) =>
+  answer(await client.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ query }) }));
+
+describe('REST budgets (in process, without Redis)', () => {
+  it('counts each request, then answers 429 with Retry-After, the headers, and an error naming the limit', async () => {
+    const client = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3' });
+    const served = [await anonymousRead(client), await anonymousRead(client), await anonymousRead(client)];
+    expect(served.map((a) => [a.status, a.limit, a.remaining])).toEqual([[200, 3, 2], [200, 3, 1], [200, 3, 0]]);
+    expect(served[2]!.reset).toBeGreaterThan(50); // 3 per minute: a minute to refill all three
+    expect(served[2]!.reset).toBeLessThanOrEqual(60);
+    expect(served[2]!.retryAfter).toBeUndefined();
+
+    const refused = await anonymousRead(client);
+    expect(refused.status).toBe(429);
+    expect(refused.remaining).toBe(0);
+    // One unit comes back every 20 s.
+    expect(refused.retryAfter).toBeGreaterThan(15);
+    expect(refused.retryAfter).toBeLessThanOrEqual(20);
+    expect(refused.body).toEqual({ error: `rate limit exceeded: 3 per minute for anonymous clients (per address; this is 127.0.0.1); this request costs 1 and 0 is left; retry in ${refused.retryAfter} s` });
+  });
+
+  it('gives each client address its own budget, and keys their own, apart from addresses', async () => {
+    const client = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1', RATE_LIMIT_KEY_PER_MINUTE: '5' });
+    expect((await anonymousRead(client, '198.51.100.1')).status).toBe(200);
+    expect((await anonymousRead(client, '198.51.100.1')).status).toBe(429);
+    expect((await anonymousRead(client, '198.51.100.2')).status).toBe(200);
+    // The same address with a key spends the key's budget.
+    const keyed = answer(await client.app.inject({ method: 'GET', url: '/products/1', remoteAddress: '198.51.100.1' }));
+    expect([keyed.status, keyed.limit, keyed.remaining]).toEqual([200, 5, 4]);
+  });
+
+  it('uses a key\'s own rate (keys create --rate) instead of the default', async () => {
+    const client = await limitedClient({ RATE_LIMIT_KEY_PER_MINUTE: '5' });
+    const own = await createTestApiKey(catalogue.db.url, { name: 'partner', ratePerMinute: 2 });
+    const read = () => client.app.inject({ method: 'GET', url: '/products/1', headers: { 'x-api-key': own } }).then(answer);
+    expect([(await read()).limit, (await read()).status, (await read()).status]).toEqual([2, 200, 429]);
+  });
+
+  it('believes X-Forwarded-For only from trusted proxies (TRUST_PROXY)', async () => {
+    const direct = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+    // Untrusted: a client cannot escape its budget by inventing addresses.
+    expect((await anonymousRead(direct, '192.0.2.10', { 'x-forwarded-for': '203.0.113.1' })).status).toBe(200);
+    const spoofed = await anonymousRead(direct, '192.0.2.10', { 'x-forwarded-for': '203.0.113.2' });
+    expect(spoofed.status).toBe(429);
+    expect(spoofed.body.error).toContain('this is 192.0.2.10');
+
+    // Behind nginx on 10.0.0.5: each client behind it has its own budget.
+    const proxied = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1', TRUST_PROXY: '10.0.0.0/8' });
+    expect((await anonymousRead(proxied, '10.0.0.5', { 'x-forwarded-for': '203.0.113.1' })).status).toBe(200);
+    const second = await anonymousRead(proxied, '10.0.0.5', { 'x-forwarded-for': '203.0.113.1' });
+    expect(second.status).toBe(429);
+    expect(second.body.error).toContain('this is 203.0.113.1');
+    expect((await anonymousRead(proxied, '10.0.0.5', { 'x-forwarded-for': '203.0.113.2' })).status).toBe(200);
+  });
+
+  it('does not limit what is not the API (health, OpenAPI document)', async () => {
+    const client = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1' });
+    for (let i = 0; i < 3; i++) {
+      expect((await client.injectAnonymous({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      expect((await client.injectAnonymous({ method: 'GET', url: '/openapi.json' })).statusCode).toBe(200);
+    }
+  });
+});
+
+describe('GraphQL budgets', () => {
+  const schema = buildSchema(readTypeDefs());
+  const CHEAP = '{ product(id: "1") { id } }';
+  const EXPENSIVE = '{ product(id: "1") { id name slogan description category defaultPrice features { feature value } styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } related { id name } } }';
+
+  it('charges the operation\'s cost, so an expensive query spends more than a cheap one', async () => {
+    const client = await limitedClient({ RATE_LIMIT_KEY_PER_MINUTE: '10000' });
+    const cheapCost = operationCost(schema, parse(CHEAP));
+    const expensiveCost = operationCost(schema, parse(EXPENSIVE));
+    expect(expensiveCost).toBeGreaterThan(cheapCost);
+
+    const cheap = await graphql(client, CHEAP);
+    expect(cheap.status).toBe(200);
+    expect(cheap.remaining).toBe(10_000 - cheapCost);
+    const started = Date.now();
+    const expensive = await graphql(client, EXPENSIVE);
+    expect(expensive.status).toBe(200);
+    expect(expensive.body.errors).toBeUndefined();
+    // The bucket refills meanwhile (10,000 a minute): at most this much, plus rounding.
+    const refilled = Math.ceil(((Date.now() - started + 50) * 10_000) / 60_000) + 1;
+    const spent = cheap.remaining - expensive.remaining;
+    expect(spent).toBeLessThanOrEqual(expensiveCost);
+    expect(spent).toBeGreaterThanOrEqual(expensiveCost - refilled);
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After when the cost does not fit, and runs nothing', async () => {
+    const client = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '20' });
+    const anonymous = (query: string) => client.injectAnonymous({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query }) }).then(answer);
+    const first = await anonymous(EXPENSIVE);
+    expect(first.status, JSON.stringify(first.body)).toBe(429);
+    expect(first.body.data).toBeUndefined();
+    const [error] = first.body.errors ?? [];
+    expect(error?.extensions).toMatchObject({ code: 'RATE_LIMITED', limit: 20 });
+    expect(error?.message).toMatch(/^rate limit: this request costs \d+, more than the whole budget of 20 per minute for anonymous clients/);
+
+    let last = await anonymous(CHEAP);
+    expect(last.status).toBe(200);
+    while (last.status === 200) last = await anonymous(CHEAP);
+    expect(last.status).toBe(429);
+    expect(last.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(last.remaining).toBeLessThan(operationCost(schema, parse(CHEAP)));
+    expect(last.body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', limit: 20, retryAfter: last.retryAfter });
+    expect(last.body.errors?.[0]?.message).toMatch(/^rate limit exceeded: 20 per minute for anonymous clients/);
+  });
+});
+
+describe('without Redis', () => {
+  it('limits each instance on its own (two instances allow twice the budget)', async () => {
+    const a = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' });
+    const b = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2' });
+    const statuses = [];
+    for (const client of [a, a, a, b, b, b]) statuses.push((await anonymousRead(client)).status);
+    expect(statuses).toEqual([200, 200, 429, 200, 200, 429]);
+  });
+});
+
+describe.skipIf(!redisAvailable())('with Redis', () => {
+  let redis: TestRedis;
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterAll(async () => redis?.stop());
+
+  const redisEnv = (prefix: string) => ({ REDIS_URL: redis.url, CACHE_PREFIX: `${prefix}${Date.now()}:` });
+
+  it('shares one budget between instances', async () => {
+    const env = { ...redisEnv('shared'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '4' };
+    const a = await limitedClient(env);
+    const b = await limitedClient(env);
+    const seen = [];
+    for (const client of [a, b, a, b, a, b]) {
+      const read = await anonymousRead(client);
+      seen.push([read.status, read.remaining]);
+    }
+    expect(seen).toEqual([[200, 3], [200, 2], [200, 1], [200, 0], [429, 0], [429, 0]]);
+  });
+
+  it('never lets concurrent requests through two instances overspend (one atomic script per request)', async () => {
+    const env = { ...redisEnv('concurrent'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '20' };
+    const a = await limitedClient(env);
+    const b = await limitedClient(env);
+    const reads = await Promise.all(Array.from({ length: 60 }, (_, i) => anonymousRead(i % 2 ? a : b, '203.0.113.50')));
+    expect(reads.filter((read) => read.status === 200)).toHaveLength(20);
+    expect(reads.filter((read) => read.status === 429)).toHaveLength(40);
+    expect(reads.filter((read) => read.status === 200).map((read) => read.remaining).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it('refills at budget/60 per second', async () => {
+    const client = await limitedClient({ ...redisEnv('refill'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '60' });
+    const spend = () => anonymousRead(client, '203.0.113.9');
+    let last = await spend();
+    while (last.status === 200) last = await spend();
+    expect(last.retryAfter).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect((await spend()).status).toBe(200);
+    expect((await spend()).status).toBe(429);
+  });
+
+  it('serves without a limit (fail open) while Redis is down, and limits again once it is back', async () => {
+    const client = await limitedClient({ ...redisEnv('down'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1', REDIS_TIMEOUT_MS: '100' });
+    expect((await anonymousRead(client)).status).toBe(200);
+    expect((await anonymousRead(client)).status).toBe(429);
+    await redis.stop();
+    for (let i = 0; i < 3; i++) {
+      const read = await anonymousRead(client);
+      expect(read.status).toBe(200);
+      expect(read.limit).toBeNaN(); // nothing was counted, so no headers
+    }
+    await redis.start();
+    let read = await anonymousRead(client);
+    for (let i = 0; i < 50 && Number.isNaN(read.limit); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      read = await anonymousRead(client);
+    }
+    // A fresh Redis (nothing persisted): one request fits, the next does not.
+    expect([read.status, read.limit]).toEqual([200, 1]);
+    expect((await anonymousRead(client)).status).toBe(429);
+  });
+});
