@@ -99,7 +99,7 @@ describe('internal errors and LOG_LEVEL', () => {
   beforeAll(async () => {
     const deadDatabase = `postgres://postgres@127.0.0.1:${await freePort()}/catalogue`;
     for (const level of ['info', 'warn'] as const) {
-      clients[level] = await createTestClient(deadDatabase, { nodeEnv: 'production', env: { LOG_LEVEL: level }, logDestination: logs[level] });
+      clients[level] = await createTestClient(deadDatabase, { apiKey: false, nodeEnv: 'production', env: { LOG_LEVEL: level }, logDestination: logs[level] });
     }
   });
   afterAll(async () => {

@@ -92,7 +92,7 @@ afterAll(async () => {
 
 describe('/readyz with Postgres', () => {
   it('is 200 with every check passing while Postgres answers (no redis check without Redis)', async () => {
-    const client = await createTestClient(database.url);
+    const client = await createTestClient(database.url, { apiKey: false });
     try {
       const { status, body } = await ready(client);
       expect(status).toBe(200);
@@ -103,7 +103,7 @@ describe('/readyz with Postgres', () => {
   });
 
   it('is 503 at once when the database URL points at a closed port, while /healthz stays 200', async () => {
-    const client = await createTestClient(`postgres://postgres@127.0.0.1:${await freePort()}/catalogue`);
+    const client = await createTestClient(`postgres://postgres@127.0.0.1:${await freePort()}/catalogue`, { apiKey: false });
     try {
       const { status, body, ms } = await ready(client);
       expect(status).toBe(503);
@@ -118,7 +118,7 @@ describe('/readyz with Postgres', () => {
 
   it('is 503 within the timeout when Postgres stops answering (connections accepted, nothing comes back)', async () => {
     const proxy = await PartitionProxy.start(database.url);
-    const client = await createTestClient(proxy.url, { env: { READINESS_TIMEOUT_MS: '300' } });
+    const client = await createTestClient(proxy.url, { apiKey: false, env: { READINESS_TIMEOUT_MS: '300' } });
     try {
       expect((await ready(client)).status).toBe(200);
       proxy.cut();
@@ -139,7 +139,7 @@ describe('/readyz with Postgres', () => {
 
   it('a connection dropping while checked out fails its query, not the process', async () => {
     const proxy = await PartitionProxy.start(database.url);
-    const client = await createTestClient(proxy.url);
+    const client = await createTestClient(proxy.url, { apiKey: false });
     try {
       const connection = await client.server.database.pool.connect();
       const slow = connection.query('SELECT pg_sleep(10)');
@@ -157,7 +157,7 @@ describe('/readyz with Postgres', () => {
 
   it('turns 503 fast when its Postgres server is stopped', async () => {
     const server = await startPgProcess();
-    const client = await createTestClient(server.url);
+    const client = await createTestClient(server.url, { apiKey: false });
     try {
       expect((await ready(client)).status).toBe(200);
       await server.stop();
@@ -176,7 +176,7 @@ describe('/readyz with Postgres', () => {
 describe.skipIf(!redisAvailable())('/readyz with the Redis cache', () => {
   it('reports Redis: 503 with its error while it is down, 200 again once it is back', async () => {
     const redis = await startTestRedis();
-    const client = await createTestClient(database.url, { env: { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `ready${Date.now()}:` } });
+    const client = await createTestClient(database.url, { apiKey: false, env: { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `ready${Date.now()}:` } });
     try {
       for (let i = 0; i < 50 && (await ready(client)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
       const up = await ready(client);
