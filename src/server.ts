@@ -104,6 +104,10 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
       ttlSeconds: config.apqTtlSeconds,
     },
     trustedDocuments: config.trustedDocuments ? loadTrustedDocuments() : undefined,
+    limits: config.graphqlLimits,
+    maxPageSize: config.maxPageSize,
+    introspection: config.graphqlIntrospection,
+    fieldSuggestions: config.graphqlFieldSuggestions,
   });
   await apollo.start();
   const context = async (request: { id: string }): Promise<GraphQLContext> => ({

@@ -3,6 +3,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLContext } from './context.ts';
 import { logInternalErrors, makeFormatError } from './errors.ts';
@@ -14,6 +15,8 @@ import { trustedDocumentsPlugin } from './trusted-documents.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { readTypeDefs } from './schema.ts';
+import type { GraphQLLimits } from '../config.ts';
+import { limitsPlugin } from './limits/limits-plugin.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -23,6 +26,11 @@ export interface ApolloOptions {
   persistedQueries: { cache: KeyValueCache<string> | undefined; ttlSeconds: number };
   /** When set, only these documents (hex sha256 → text) run. */
   trustedDocuments: Map<string, string> | undefined;
+  limits: GraphQLLimits;
+  /** Largest `count`/`first`; checked with the limits, before the cost estimate. */
+  maxPageSize: number;
+  introspection: boolean;
+  fieldSuggestions: boolean;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
@@ -34,7 +42,15 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     csrfPrevention: false,
     persistedQueries: { ttl: options.persistedQueries.ttlSeconds, ...(options.persistedQueries.cache ? { cache: options.persistedQueries.cache } : {}) },
     includeStacktraceInErrorResponses: false,
-    formatError: makeFormatError({ mask: !options.exposeErrors }),
+    formatError: makeFormatError({ mask: !options.exposeErrors, suggestions: options.fieldSuggestions }),
+    // graphql-js stops parsing at the first token over the limit (token-limit.ts words the error).
+    parseOptions: { maxLexicalTokens: options.limits.maxTokens },
+    // One operation per HTTP request: a JSON array body is a 400 (Apollo's default, stated).
+    allowBatchedHttpRequests: false,
+    // Apollo's own switch would refuse introspection with a message about its
+    // constructor options; graphql-js's rule says plainly that it is disabled.
+    introspection: true,
+    validationRules: options.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     plugins: [
       fastifyApolloDrainPlugin(app),
       ApolloServerPluginLandingPageDisabled(),
@@ -42,6 +58,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       // graphql-jit executor bypasses; ours reads the same SDL hints per document.
       ApolloServerPluginCacheControlDisabled(),
       cacheControlPlugin(schema),
+      limitsPlugin(options.limits, options.maxPageSize),
       ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
       logInternalErrors((details, message) => app.log.error(details, message)),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),
