@@ -7,15 +7,18 @@
 //   an object field      size × OBJECT_COST + max(size, DEPTH_COST_FACTOR) × (cost of its selections)
 //   the operation        OBJECT_COST + DEPTH_COST_FACTOR × (cost of its selections)
 // where size is 1 for a field that is not a list. With every size 1 this is
-// exactly graphql-armor's cost, so a limit is at least as strict as the same
-// limit there; a list of n elements costs what n single elements do.
+// exactly graphql-armor's cost of a query written without fragments, and a
+// larger list only costs more, so a limit is at least as strict as the same
+// limit there. (graphql-armor also charges a fragment as an extra level; here
+// a fragment costs what the selections it stands for cost.) A list of n
+// elements costs what n single elements do.
 //
 // A list's size comes from the argument that bounds it when there is one
 // (`count`, `first`, the length of `ids`; literal or variable, else the
 // schema's default), otherwise from the assumption in LIST_SIZES.
 import {
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, Kind,
-  type SelectionSetNode, TypeMetaFieldDef, getArgumentValues, getNamedType, getNullableType, getOperationAST,
+  type SelectionSetNode, TypeMetaFieldDef, type ValueNode, getArgumentValues, getNamedType, getNullableType, getOperationAST,
   isListType, isObjectType, isInterfaceType,
 } from 'graphql';
 import { type Variables, operationVariables } from './operation-variables.ts';
@@ -58,6 +61,20 @@ export const UNKNOWN_LIST_SIZE = 10;
 /** Introspection's schema query is free, as in graphql-armor (it is refused outright where introspection is off). */
 const FREE_FIELD = '__schema';
 
+/**
+ * Costs that no variable can change (no list size comes from one), by schema,
+ * document and operation name. Apollo hands every request for an already seen
+ * query the same parsed document, so a repeated query is costed once.
+ */
+const fixedCosts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, number>>>();
+
+function containsVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(containsVariable);
+  if (value.kind === Kind.OBJECT) return value.fields.some((field) => containsVariable(field.value));
+  return false;
+}
+
 /** A size handed from a field to one of its children (a connection's `first` to its `edges`). */
 interface HandedSize {
   field: string;
@@ -79,10 +96,19 @@ function argumentSize(field: GraphQLField<unknown, unknown>, node: FieldNode, va
 }
 
 export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): number {
+  const known = fixedCosts.get(schema)?.get(document)?.get(operationName ?? '');
+  if (known !== undefined) return known;
   const operation = getOperationAST(document, operationName);
   const root = operation ? schema.getRootType(operation.operation) : undefined;
   if (!operation || !root) return 0;
-  const values = operationVariables(schema, operation, variables);
+  let values: Variables | undefined;
+  let variableSized = false;
+  const sizeOf = (field: GraphQLField<unknown, unknown>, node: FieldNode, argument: string): number | undefined => {
+    const given = node.arguments?.find((a) => a.name.value === argument);
+    if (given && containsVariable(given.value)) variableSized = true;
+    values ??= operationVariables(schema, operation, variables);
+    return argumentSize(field, node, values, argument);
+  };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -97,7 +123,7 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
       : isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
     if (!field) return node.selectionSet ? OBJECT_COST : SCALAR_COST; // __typename (validation refuses unknown fields)
     const rule = LIST_SIZES[`${parent.name}.${name}`];
-    const given = rule?.argument ? argumentSize(field, node, values, rule.argument) : undefined;
+    const given = rule?.argument ? sizeOf(field, node, rule.argument) : undefined;
     let size = 1;
     if (handed?.field === name) size = handed.size;
     else if (isListType(getNullableType(field.type)) && !rule?.sizedField) size = given ?? rule?.assumed ?? UNKNOWN_LIST_SIZE;
@@ -129,5 +155,13 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
     return cost;
   }
 
-  return Math.ceil(OBJECT_COST + DEPTH_COST_FACTOR * selectionsCost(root, operation.selectionSet, undefined));
+  const cost = Math.ceil(OBJECT_COST + DEPTH_COST_FACTOR * selectionsCost(root, operation.selectionSet, undefined));
+  if (!variableSized) {
+    let byDocument = fixedCosts.get(schema);
+    if (!byDocument) fixedCosts.set(schema, byDocument = new WeakMap());
+    let byName = byDocument.get(document);
+    if (!byName) byDocument.set(document, byName = new Map());
+    byName.set(operationName ?? '', cost);
+  }
+  return cost;
 }

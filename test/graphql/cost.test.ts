@@ -40,6 +40,16 @@ describe('operationCost', () => {
     expect(cost(byIds, { ids: '7' })).toBe(Math.ceil(2 + 1.5 * (2 + 1.5 * 1)));
   });
 
+  it('costs a repeated document (Apollo reuses the parsed one) from each request\'s variables', () => {
+    const document = parse('query Page($count: Int) { products(count: $count) { id } }');
+    expect(operationCost(schema, document, { count: 3 })).toBe(16);
+    expect(operationCost(schema, document, { count: 300 })).toBe(2 + 1.5 * 900);
+    expect(operationCost(schema, document, { count: 3 })).toBe(16);
+    const fixed = parse('query One($id: ID!) { product(id: $id) { related { id } } }');
+    expect(operationCost(schema, fixed, { id: '1' })).toBe(73);
+    expect(operationCost(schema, fixed, { id: '2' })).toBe(73);
+  });
+
   it('sizes a connection\'s edges by first (default 20), not its pageInfo', () => {
     // connection 2 + 1.5 × (edges 4 × 2 + 4 × (node 2 + 1.5 × 1) + pageInfo 2 + 1.5 × 1) = 40.25; operation 62.375
     expect(cost('{ productConnection(first: 4) { edges { node { id } } pageInfo { hasNextPage } } }')).toBe(63);

@@ -8,13 +8,13 @@
 // Values come from literals and variables alike. Refusals are the same
 // BAD_USER_INPUT errors the resolvers give, naming the argument.
 import {
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLField, type GraphQLInputType,
+  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLArgument, type GraphQLError, type GraphQLField, type GraphQLInputType,
   type GraphQLNamedType, type GraphQLSchema, GraphQLInt, Kind, type OperationDefinitionNode, type SelectionSetNode,
   getArgumentValues, getNamedType, getNullableType, isInputObjectType, isInterfaceType, isListType, isObjectType,
 } from 'graphql';
 import { LIST_SIZES } from '../cost.ts';
 import { aboveMaximum, tooManyEntries } from '../errors.ts';
-import type { Variables } from '../operation-variables.ts';
+import { type Variables, operationVariables } from '../operation-variables.ts';
 
 export interface ArgumentCaps {
   maxPageSize: number;
@@ -39,16 +39,36 @@ function overlongList(value: unknown, type: GraphQLInputType, path: string, maxL
   return undefined;
 }
 
-function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Variables, caps: ArgumentCaps): GraphQLError | undefined {
+/** Whether a value of the type can hold a list (directly or in an input object's fields, recursive ones followed once). */
+function holdsList(type: GraphQLInputType, seen: Set<string> = new Set()): boolean {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return true;
+  if (!isInputObjectType(nullable) || seen.has(nullable.name)) return false;
+  seen.add(nullable.name);
+  return Object.values(nullable.getFields()).some((field) => holdsList(field.type, seen));
+}
+
+/** Per argument definition, computed once: most arguments (an `id`) can never go over a cap, and are not even read. */
+const listHolding = new WeakMap<GraphQLArgument, boolean>();
+
+function canHoldList(argument: GraphQLArgument): boolean {
+  let holds = listHolding.get(argument);
+  if (holds === undefined) listHolding.set(argument, holds = holdsList(argument.type));
+  return holds;
+}
+
+function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>, node: FieldNode, variables: () => Variables, caps: ArgumentCaps): GraphQLError | undefined {
   if (field.args.length === 0) return undefined;
+  const pageSize = LIST_SIZES[`${parent.name}.${field.name}`]?.argument;
+  const capped = field.args.filter((argument) => argument.name === pageSize || canHoldList(argument));
+  if (capped.length === 0) return undefined;
   let values: Record<string, unknown>;
   try {
-    values = getArgumentValues(field, node, variables);
+    values = getArgumentValues(field, node, variables());
   } catch {
     return undefined; // not coercible: execution refuses it with its own error
   }
-  const pageSize = LIST_SIZES[`${parent.name}.${field.name}`]?.argument;
-  for (const argument of field.args) {
+  for (const argument of capped) {
     const value = values[argument.name];
     if (argument.name === pageSize && getNamedType(argument.type) === GraphQLInt && typeof value === 'number' && value > caps.maxPageSize) {
       return aboveMaximum(argument.name, caps.maxPageSize, value);
@@ -59,8 +79,18 @@ function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, un
   return undefined;
 }
 
+/**
+ * Operations that pass no capped argument at all (most: `product(id: $id)`), by
+ * schema; Apollo reuses the parsed document of a repeated query, so those are
+ * walked once.
+ */
+const uncapped = new WeakMap<GraphQLSchema, WeakSet<OperationDefinitionNode>>();
+
 /** The first argument of the operation over its cap, as a 400 error; undefined when all are within. */
-export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables, caps: ArgumentCaps): GraphQLError | undefined {
+export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, sent: Variables | null | undefined, caps: ArgumentCaps): GraphQLError | undefined {
+  if (uncapped.get(schema)?.has(operation)) return undefined;
+  let coerced: Variables | undefined;
+  const variables = () => (coerced ??= operationVariables(schema, operation, sent));
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -88,5 +118,12 @@ export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, 
     return undefined;
   }
 
-  return check(schema.getRootType(operation.operation) ?? undefined, operation.selectionSet);
+  const error = check(schema.getRootType(operation.operation) ?? undefined, operation.selectionSet);
+  if (coerced === undefined) {
+    // No argument was read: none is capped, whatever the variables.
+    let known = uncapped.get(schema);
+    if (!known) uncapped.set(schema, known = new WeakSet());
+    known.add(operation);
+  }
+  return error;
 }

@@ -9,7 +9,6 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLLimits } from '../../config.ts';
 import type { GraphQLContext } from '../context.ts';
 import { operationCost } from '../cost.ts';
-import { operationVariables } from '../operation-variables.ts';
 import { argumentCapError } from './argument-caps.ts';
 import { limitExceeded } from './limit-error.ts';
 import { operationShape } from './operation-shape.ts';
@@ -24,8 +23,7 @@ export function limitsPlugin(limits: GraphQLLimits, maxPageSize: number): Apollo
           if (shape.depth > limits.maxDepth) throw limitExceeded('QUERY_TOO_DEEP', 'query depth', shape.depth, limits.maxDepth);
           if (shape.aliases > limits.maxAliases) throw limitExceeded('QUERY_TOO_MANY_ALIASES', 'alias count', shape.aliases, limits.maxAliases);
           if (shape.directives > limits.maxDirectives) throw limitExceeded('QUERY_TOO_MANY_DIRECTIVES', 'directive count', shape.directives, limits.maxDirectives);
-          const variables = operationVariables(schema, operation, request.variables);
-          const capped = argumentCapError(schema, document, operation, variables, { maxPageSize, maxListLength: limits.maxListLength });
+          const capped = argumentCapError(schema, document, operation, request.variables, { maxPageSize, maxListLength: limits.maxListLength });
           if (capped) throw capped;
           const cost = operationCost(schema, document, request.variables, operationName);
           if (cost > limits.maxCost) throw limitExceeded('QUERY_TOO_COSTLY', 'query cost', cost, limits.maxCost);

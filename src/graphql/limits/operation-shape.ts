@@ -23,7 +23,19 @@ const NOTHING: OperationShape = { depth: 0, aliases: 0, directives: 0 };
  */
 const UNMEASURED_DEPTH = '__schema';
 
+/**
+ * By operation node: Apollo hands every request for an already seen query the
+ * same parsed document, so a repeated query is measured once.
+ */
+const shapes = new WeakMap<OperationDefinitionNode, OperationShape>();
+
 export function operationShape(document: DocumentNode, operation: OperationDefinitionNode): OperationShape {
+  let shape = shapes.get(operation);
+  if (!shape) shapes.set(operation, shape = measure(document, operation));
+  return shape;
+}
+
+function measure(document: DocumentNode, operation: OperationDefinitionNode): OperationShape {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
