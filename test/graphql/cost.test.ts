@@ -64,8 +64,8 @@ describe('operationCost', () => {
     expect(cost('{ product(id: "1") { related { id } } }')).toBe(73);
     // another level: related 10 × 2 + 10 × (1 + 30) = 330; product 497; operation 747.5
     expect(cost('{ product(id: "1") { related { id related { id } } } }')).toBe(748);
-    // skus 10, photos 5: styles 5 × 2 + 5 × (skus 30 + photos 15) = 235; product 354.5; operation 533.75
-    expect(cost('{ product(id: "1") { styles { skus { size } photos { url } } } }')).toBe(534);
+    // skus 12, photos 5: styles 5 × 2 + 5 × (skus 36 + photos 15) = 265; product 399.5; operation 601.25
+    expect(cost('{ product(id: "1") { styles { skus { size } photos { url } } } }')).toBe(602);
     // a scalar list: relatedIds 10 × 1
     expect(cost('{ product(id: "1") { relatedIds } }')).toBe(Math.ceil(2 + 1.5 * (2 + 1.5 * 10)));
   });
