@@ -17,11 +17,12 @@
 // (`count`, `first`, the length of `ids`; literal or variable, else the
 // schema's default), otherwise from the assumption in LIST_SIZES.
 import {
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, Kind,
+  type DocumentNode, type FieldNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, Kind,
   type SelectionSetNode, TypeMetaFieldDef, type ValueNode, getArgumentValues, getNamedType, getNullableType, getOperationAST,
   isListType, isObjectType, isInterfaceType,
 } from 'graphql';
 import { type Variables, operationVariables } from './operation-variables.ts';
+import { fragmentsByName } from './fragments.ts';
 
 export const OBJECT_COST = 2;
 export const SCALAR_COST = 1;
@@ -110,10 +111,7 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
     values ??= operationVariables(schema, operation, variables);
     return argumentSize(field, node, values, argument);
   };
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsByName(document);
   // A fragment costs the same at every spread with the same handed size: computed once.
   const fragmentCosts = new Map<string, number>();
 

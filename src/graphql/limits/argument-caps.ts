@@ -8,13 +8,14 @@
 // Values come from literals and variables alike. Refusals are the same
 // BAD_USER_INPUT errors the resolvers give, naming the argument.
 import {
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLArgument, type GraphQLError, type GraphQLField, type GraphQLInputType,
+  type DocumentNode, type FieldNode, type GraphQLArgument, type GraphQLError, type GraphQLField, type GraphQLInputType,
   type GraphQLNamedType, type GraphQLSchema, GraphQLInt, Kind, type OperationDefinitionNode, type SelectionSetNode,
   getArgumentValues, getNamedType, getNullableType, isInputObjectType, isInterfaceType, isListType, isObjectType,
 } from 'graphql';
 import { LIST_SIZES } from '../cost.ts';
 import { aboveMaximum, tooManyEntries } from '../errors.ts';
 import { type Variables, operationVariables } from '../operation-variables.ts';
+import { fragmentsByName } from '../fragments.ts';
 
 export interface ArgumentCaps {
   maxPageSize: number;
@@ -91,10 +92,7 @@ export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, 
   if (uncapped.get(schema)?.has(operation)) return undefined;
   let coerced: Variables | undefined;
   const variables = () => (coerced ??= operationVariables(schema, operation, sent));
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsByName(document);
   const checked = new Set<string>();
 
   function check(type: GraphQLNamedType | undefined, selectionSet: SelectionSetNode): GraphQLError | undefined {

@@ -3,7 +3,8 @@
 // spread. Each fragment is measured once and its measures reused at every
 // spread, so a document whose fragments spread each other many times over
 // (exponential when expanded) is still measured in linear time.
-import { type DocumentNode, type FragmentDefinitionNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { type DocumentNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { fragmentsByName } from '../fragments.ts';
 
 export interface OperationShape {
   /** Deepest chain of nested fields; a leaf field counts as a level: `{ a { b } }` is 2. */
@@ -36,10 +37,7 @@ export function operationShape(document: DocumentNode, operation: OperationDefin
 }
 
 function measure(document: DocumentNode, operation: OperationDefinitionNode): OperationShape {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsByName(document);
   const measured = new Map<string, OperationShape>();
 
   function fragmentShape(name: string): OperationShape {
