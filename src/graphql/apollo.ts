@@ -58,8 +58,9 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       // graphql-jit executor bypasses; ours reads the same SDL hints per document.
       ApolloServerPluginCacheControlDisabled(),
       cacheControlPlugin(schema),
-      limitsPlugin(options.limits, options.maxPageSize),
       ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
+      // After trusted documents: an operation that may not run at all is told so first.
+      limitsPlugin(options.limits, options.maxPageSize),
       logInternalErrors((details, message) => app.log.error(details, message)),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),
     ],

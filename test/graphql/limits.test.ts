@@ -81,6 +81,7 @@ beforeAll(async () => {
   clients.tight = await createTestClient(url, { nodeEnv: 'production', env: TIGHT });
   clients.open = await createTestClient(url, { nodeEnv: 'production', env: { GRAPHQL_INTROSPECTION: 'on', GRAPHQL_FIELD_SUGGESTIONS: 'on' } });
   clients.closed = await createTestClient(url, { nodeEnv: 'development', env: { GRAPHQL_INTROSPECTION: 'off', GRAPHQL_FIELD_SUGGESTIONS: 'off' } });
+  clients.trusted = await createTestClient(url, { nodeEnv: 'production', env: { TRUSTED_DOCUMENTS: 'on' } });
 });
 
 afterAll(async () => {
@@ -145,6 +146,16 @@ describe('default limits (as strict as graphql-armor\'s), in production', () => 
     expectAnswered(await client('production').post(related(2)));
     // three levels: 10 × 10 × 10 related products assumed (src/graphql/cost.ts LIST_SIZES)
     expectRefused(await client('production').post(related(3)), 'QUERY_TOO_COSTLY', 'query cost', 7498, 5000);
+  });
+
+  it('apply to trusted documents too; an untrusted operation is told that first', async () => {
+    // Trusted documents are the manifest's texts, byte for byte.
+    const manifest = (name: string) => [...loadTrustedDocuments().values()].find((text) => text.includes(`query ${name}(`)) ?? '';
+    expectRefused(await client('trusted').post(manifest('DeepRelated'), { ids: ids(1) }), 'QUERY_TOO_DEEP', 'query depth', 7, 6);
+    expectAnswered(await client('trusted').post(manifest('NestedProducts'), { count: 5 }));
+    const untrusted = await client('trusted').post(nested(9));
+    expect(untrusted.status).toBe(400);
+    expect(untrusted.body.errors?.[0]?.extensions?.code).toBe('OPERATION_NOT_TRUSTED');
   });
 
   it('refusals are the same over GET', async () => {
