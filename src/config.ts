@@ -3,6 +3,22 @@
 import net from 'node:net';
 import path from 'node:path';
 
+/** Abuse limits on GraphQL operations (README "GraphQL limits"); a request over any of them is a 400 naming it. */
+export interface GraphQLLimits {
+  /** Deepest field nesting (a leaf field counts as a level, as in graphql-armor). */
+  maxDepth: number;
+  /** Aliases in one operation, fragments expanded. */
+  maxAliases: number;
+  /** Lexical tokens in the document; enforced while parsing. */
+  maxTokens: number;
+  /** Directive uses in one operation, fragments expanded. */
+  maxDirectives: number;
+  /** Estimated cost of the operation (src/graphql/cost.ts: list sizes multiply). */
+  maxCost: number;
+  /** Entries in any list argument, including lists inside input objects. */
+  maxListLength: number;
+}
+
 export interface Config {
   /** Postgres to use; undefined means "start the embedded server". */
   databaseUrl: string | undefined;
@@ -45,6 +61,11 @@ export interface Config {
   legacyEmptyPlaceholders: boolean;
   /** Execute GraphQL with graphql-jit (compiled queries) instead of graphql-js. */
   graphqlJit: boolean;
+  graphqlLimits: GraphQLLimits;
+  /** Answer introspection (__schema, __type): the IDE's docs and completion need it. Default: development only. */
+  graphqlIntrospection: boolean;
+  /** Keep graphql-js's "Did you mean ...?" hints in error messages (they reveal the schema). Default: development only. */
+  graphqlFieldSuggestions: boolean;
   /** Show internal error details to clients (never in production). */
   exposeErrors: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -71,6 +92,12 @@ export interface Config {
   rateLimitAnonymousPerMinute: number;
   /** Budget per API key per minute, unless the key has its own (keys create --rate). */
   rateLimitKeyPerMinute: number;
+  /**
+   * Query-cost points per rate-limit unit: a GraphQL operation spends
+   * ceil(cost / this) units (at least 1), a REST request 1. With the default,
+   * a product page (cost ~800) spends 8 units, the costliest allowed query 50.
+   */
+  rateLimitGraphqlCostUnit: number;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +210,8 @@ class Reader {
 
 export function loadConfig(env: Env = process.env): Config {
   const read = new Reader(env);
+  const nodeEnv = read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
+  const developmentOnly = nodeEnv === 'development' ? 'on' : 'off';
   const config: Config = {
     databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrls: read.urlList('DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
@@ -192,7 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
     sampleScale: read.number('SAMPLE_SCALE', 0.01, 0.00001, 1),
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', 4000, 0, 65535),
-    nodeEnv: read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const),
+    nodeEnv,
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
     workers: read.integer('WORKERS', 1, 1, 64),
     redisUrl: read.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
@@ -209,6 +238,17 @@ export function loadConfig(env: Env = process.env): Config {
     graphqlJit: read.oneOf('GRAPHQL_JIT', 'on', ['on', 'off'] as const) === 'on',
     readinessTimeoutMs: read.integer('READINESS_TIMEOUT_MS', 1000, 10, 60_000),
     metricsMaxOperationNames: read.integer('METRICS_MAX_OPERATION_NAMES', 100, 1, 10_000),
+    // Defaults at least as strict as graphql-armor's (depth 6, aliases 15, tokens 1000, directives 50, cost 5000).
+    graphqlLimits: {
+      maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 6, 1, 1000),
+      maxAliases: read.integer('GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
+      maxTokens: read.integer('GRAPHQL_MAX_TOKENS', 1000, 1, 1_000_000),
+      maxDirectives: read.integer('GRAPHQL_MAX_DIRECTIVES', 50, 0, 10_000),
+      maxCost: read.integer('GRAPHQL_MAX_COST', 5000, 1, 1_000_000_000),
+      maxListLength: read.integer('GRAPHQL_MAX_LIST_LENGTH', 100, 1, 100_000),
+    },
+    graphqlIntrospection: read.oneOf('GRAPHQL_INTROSPECTION', developmentOnly, ['on', 'off'] as const) === 'on',
+    graphqlFieldSuggestions: read.oneOf('GRAPHQL_FIELD_SUGGESTIONS', developmentOnly, ['on', 'off'] as const) === 'on',
     exposeErrors: false,
     apiKeysForReads: read.oneOf('API_KEYS_FOR_READS', 'optional', ['required', 'optional'] as const),
     apiKeyCacheSeconds: read.integer('API_KEY_CACHE_SECONDS', 5, 0, 300),
@@ -216,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: read.oneOf('RATE_LIMIT', 'on', ['on', 'off'] as const) === 'on',
     rateLimitAnonymousPerMinute: read.integer('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 600, 1, 100_000_000),
     rateLimitKeyPerMinute: read.integer('RATE_LIMIT_KEY_PER_MINUTE', 6_000, 1, 100_000_000),
+    rateLimitGraphqlCostUnit: read.integer('RATE_LIMIT_GRAPHQL_COST_UNIT', 100, 1, 1_000_000),
   };
   config.exposeErrors = config.nodeEnv === 'development';
   if (read.problems.length > 0) throw new ConfigError(read.problems);

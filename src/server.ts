@@ -153,6 +153,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     },
     trustedDocuments: config.trustedDocuments ? loadTrustedDocuments() : undefined,
     access,
+    rateLimitCostUnit: config.rateLimitGraphqlCostUnit,
+    limits: config.graphqlLimits,
+    maxPageSize: config.maxPageSize,
+    introspection: config.graphqlIntrospection,
+    fieldSuggestions: config.graphqlFieldSuggestions,
   });
   await apollo.start();
   const context = async (request: FastifyRequest): Promise<GraphQLContext> => ({

@@ -1,7 +1,7 @@
 // API keys and rate limits for GraphQL. The caller is identified before Apollo
 // runs (an unknown or revoked key is a 401 at once); once the operation is
 // resolved, mutations need a key (queries too with API_KEYS_FOR_READS=required)
-// and the operation's cost (src/graphql/cost.ts) is taken from the caller's
+// and the operation's cost (src/graphql/cost.ts, in units of RATE_LIMIT_GRAPHQL_COST_UNIT points) is taken from the caller's
 // budget: 401 UNAUTHENTICATED or 429 RATE_LIMITED, both as GraphQL errors.
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -35,7 +35,7 @@ export function graphqlCaller(access: AccessControl) {
   };
 }
 
-export function accessPlugin(access: AccessControl): ApolloServerPlugin<GraphQLContext> {
+export function accessPlugin(access: AccessControl, costUnit: number): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
@@ -49,7 +49,8 @@ export function accessPlugin(access: AccessControl): ApolloServerPlugin<GraphQLC
             });
           }
           if (!access.rateLimited) return;
-          const cost = operationCost(schema, document, request.variables, operationName);
+          // Budgets are counted in REST-request units; cost points convert at costUnit each.
+          const cost = Math.max(1, Math.ceil(operationCost(schema, document, request.variables, operationName) / costUnit));
           const decision = await access.spend(caller, cost);
           if (!decision) return;
           for (const [name, value] of rateLimitHeaders(decision)) response.http.headers.set(name, value);

@@ -3,6 +3,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLContext } from './context.ts';
 import { logInternalErrors, makeFormatError } from './errors.ts';
@@ -17,6 +18,8 @@ import { readTypeDefs } from './schema.ts';
 import { operationRecordPlugin } from '../observability/graphql-operations.ts';
 import type { AccessControl } from '../auth/access.ts';
 import { accessPlugin } from './access-plugin.ts';
+import type { GraphQLLimits } from '../config.ts';
+import { limitsPlugin } from './limits/limits-plugin.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -28,6 +31,13 @@ export interface ApolloOptions {
   trustedDocuments: Map<string, string> | undefined;
   /** API keys and rate limits. */
   access: AccessControl;
+  /** Query-cost points per rate-limit unit (config RATE_LIMIT_GRAPHQL_COST_UNIT). */
+  rateLimitCostUnit: number;
+  limits: GraphQLLimits;
+  /** Largest `count`/`first`; checked with the limits, before the cost estimate. */
+  maxPageSize: number;
+  introspection: boolean;
+  fieldSuggestions: boolean;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
@@ -39,7 +49,15 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     csrfPrevention: false,
     persistedQueries: { ttl: options.persistedQueries.ttlSeconds, ...(options.persistedQueries.cache ? { cache: options.persistedQueries.cache } : {}) },
     includeStacktraceInErrorResponses: false,
-    formatError: makeFormatError({ mask: !options.exposeErrors }),
+    formatError: makeFormatError({ mask: !options.exposeErrors, suggestions: options.fieldSuggestions }),
+    // graphql-js stops parsing at the first token over the limit (token-limit.ts words the error).
+    parseOptions: { maxLexicalTokens: options.limits.maxTokens },
+    // One operation per HTTP request: a JSON array body is a 400 (Apollo's default, stated).
+    allowBatchedHttpRequests: false,
+    // Apollo's own switch would refuse introspection with a message about its
+    // constructor options; graphql-js's rule says plainly that it is disabled.
+    introspection: true,
+    validationRules: options.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     plugins: [
       fastifyApolloDrainPlugin(app),
       operationRecordPlugin<GraphQLContext>(),
@@ -49,7 +67,9 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       ApolloServerPluginCacheControlDisabled(),
       cacheControlPlugin(schema),
       ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
-      accessPlugin(options.access),
+      // After trusted documents: an operation that may not run at all is told so first.
+      limitsPlugin(options.limits, options.maxPageSize),
+      accessPlugin(options.access, options.rateLimitCostUnit),
       logInternalErrors((details, message) => app.log.error(details, message)),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),
     ],

@@ -1,35 +1,166 @@
-// STAND-IN, replaced by the real cost estimator (being written on another
-// branch with this same signature; the lead merges it). What an operation
-// costs against the caller's rate-limit budget: here simply the number of
-// fields it selects (fragments expanded, each spread counted where it is used),
-// at least 1. It ignores list sizes, which the real estimator weighs.
-import { type DocumentNode, type GraphQLSchema, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+// The estimated cost of a GraphQL operation, from the document and its
+// variables alone (no execution): what the GRAPHQL_MAX_COST limit compares,
+// and what per-key rate limits can charge.
+//
+// graphql-armor's formula, with lists multiplying by their size:
+//   a leaf field costs   size × SCALAR_COST
+//   an object field      size × OBJECT_COST + max(size, DEPTH_COST_FACTOR) × (cost of its selections)
+//   the operation        OBJECT_COST + DEPTH_COST_FACTOR × (cost of its selections)
+// where size is 1 for a field that is not a list. With every size 1 this is
+// exactly graphql-armor's cost of a query written without fragments, and
+// longer lists only cost more, so a limit is at least as strict as the same
+// limit there. (graphql-armor also charges a fragment as an extra level; here
+// a fragment costs what the selections it stands for cost.) A list of n > 1
+// elements costs what n single elements do.
+//
+// A list's size comes from the argument that bounds it when there is one
+// (`count`, `first`, the length of `ids`; literal or variable, else the
+// schema's default), otherwise from the assumption in LIST_SIZES.
+import {
+  type DocumentNode, type FieldNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, Kind,
+  type SelectionSetNode, TypeMetaFieldDef, type ValueNode, getArgumentValues, getNamedType, getNullableType, getOperationAST,
+  isListType, isObjectType, isInterfaceType,
+} from 'graphql';
+import { type Variables, operationVariables } from './operation-variables.ts';
+import { fragmentsByName } from './fragments.ts';
 
-export function operationCost(
-  _schema: GraphQLSchema,
-  document: DocumentNode,
-  _variables?: Record<string, unknown> | null,
-  operationName?: string | null,
-): number {
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
-  if (!operation) return 1;
-  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d.selectionSet] as const] : [])));
-  const count = (selectionSet: SelectionSetNode, visiting: Set<string>): number => {
-    let fields = 0;
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        fields += 1 + (selection.selectionSet ? count(selection.selectionSet, visiting) : 0);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        fields += count(selection.selectionSet, visiting);
-      } else {
-        const fragment = fragments.get(selection.name.value);
-        // A fragment cycle is a validation error; never loop on one.
-        if (!fragment || visiting.has(selection.name.value)) continue;
-        fields += count(fragment, new Set([...visiting, selection.name.value]));
-      }
-    }
-    return fields;
+export const OBJECT_COST = 2;
+export const SCALAR_COST = 1;
+export const DEPTH_COST_FACTOR = 1.5;
+
+export interface ListSize {
+  /** The argument whose value (an Int, or a list's length) is the size. */
+  argument?: string;
+  /** The argument sizes this child list rather than the field itself (connections: `edges`). */
+  sizedField?: string;
+  /** The size when no argument gives one. */
+  assumed?: number;
+}
+
+/**
+ * Sizes of the schema's lists, by field coordinate. The assumptions are at or
+ * above the most any parent has in a generated legacy catalogue (scale 0.01:
+ * at most 4 features, 3 styles, 9 related rows per product; 5 photos, 11 skus
+ * per style; on average 2.2, 2, 4.5, 3 and 6), so an estimate bounds nearly
+ * every real product. `related` is the recursive one: each level of
+ * related { related { ... } } multiplies what is under it by 10.
+ */
+export const LIST_SIZES: Readonly<Record<string, ListSize>> = {
+  'Query.products': { argument: 'count' },
+  'Query.productsByIds': { argument: 'ids' },
+  'Query.productConnection': { argument: 'first', sizedField: 'edges' },
+  'Product.features': { assumed: 5 },
+  'Product.styles': { assumed: 5 },
+  'Product.related': { assumed: 10 },
+  'Product.relatedIds': { assumed: 10 },
+  'Style.photos': { assumed: 5 },
+  'Style.skus': { assumed: 12 },
+};
+
+/** Any list not in LIST_SIZES (introspection's lists, fields added later). */
+export const UNKNOWN_LIST_SIZE = 10;
+
+/** Introspection's schema query is free, as in graphql-armor (it is refused outright where introspection is off). */
+const FREE_FIELD = '__schema';
+
+/**
+ * Costs that no variable can change (no list size comes from one), by schema,
+ * document and operation name. Apollo hands every request for an already seen
+ * query the same parsed document, so a repeated query is costed once.
+ */
+const fixedCosts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, number>>>();
+
+function containsVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(containsVariable);
+  if (value.kind === Kind.OBJECT) return value.fields.some((field) => containsVariable(field.value));
+  return false;
+}
+
+/** A size handed from a field to one of its children (a connection's `first` to its `edges`). */
+interface HandedSize {
+  field: string;
+  size: number;
+}
+
+/** The value of a sizing argument as a size: a number, a list's length; undefined when not given. */
+function argumentSize(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Variables, argument: string): number | undefined {
+  let values: Record<string, unknown>;
+  try {
+    values = getArgumentValues(field, node, variables);
+  } catch {
+    values = {};
+  }
+  const value = values[argument] ?? field.args.find((a) => a.name === argument)?.defaultValue;
+  if (Array.isArray(value)) return value.length;
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.max(0, value);
+  return value === undefined || value === null ? undefined : 1;
+}
+
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): number {
+  const known = fixedCosts.get(schema)?.get(document)?.get(operationName ?? '');
+  if (known !== undefined) return known;
+  const operation = getOperationAST(document, operationName);
+  const root = operation ? schema.getRootType(operation.operation) : undefined;
+  if (!operation || !root) return 0;
+  let values: Variables | undefined;
+  let variableSized = false;
+  const sizeOf = (field: GraphQLField<unknown, unknown>, node: FieldNode, argument: string): number | undefined => {
+    const given = node.arguments?.find((a) => a.name.value === argument);
+    if (given && containsVariable(given.value)) variableSized = true;
+    values ??= operationVariables(schema, operation, variables);
+    return argumentSize(field, node, values, argument);
   };
-  return Math.max(1, count(operation.selectionSet, new Set()));
+  const fragments = fragmentsByName(document);
+  // A fragment costs the same at every spread with the same handed size: computed once.
+  const fragmentCosts = new Map<string, number>();
+
+  function fieldCost(parent: GraphQLNamedType, node: FieldNode, handed: HandedSize | undefined): number {
+    const name = node.name.value;
+    if (name === FREE_FIELD) return 0;
+    const field = name === TypeMetaFieldDef.name ? TypeMetaFieldDef
+      : isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+    if (!field) return node.selectionSet ? OBJECT_COST : SCALAR_COST; // __typename (validation refuses unknown fields)
+    const rule = LIST_SIZES[`${parent.name}.${name}`];
+    const given = rule?.argument ? sizeOf(field, node, rule.argument) : undefined;
+    let size = 1;
+    if (handed?.field === name) size = handed.size;
+    else if (isListType(getNullableType(field.type)) && !rule?.sizedField) size = given ?? rule?.assumed ?? UNKNOWN_LIST_SIZE;
+    if (!node.selectionSet) return size * SCALAR_COST;
+    const toChild = rule?.sizedField ? { field: rule.sizedField, size: given ?? UNKNOWN_LIST_SIZE } : undefined;
+    return size * OBJECT_COST + Math.max(size, DEPTH_COST_FACTOR) * selectionsCost(getNamedType(field.type), node.selectionSet, toChild);
+  }
+
+  function fragmentCost(name: string, handed: HandedSize | undefined): number {
+    const key = `${name}:${handed?.field ?? ''}:${handed?.size ?? ''}`;
+    let cost = fragmentCosts.get(key);
+    if (cost !== undefined) return cost;
+    // Validation has already refused fragment cycles; the placeholder keeps a cycle finite regardless.
+    fragmentCosts.set(key, 0);
+    const fragment = fragments.get(name);
+    const type = fragment ? schema.getType(fragment.typeCondition.name.value) : undefined;
+    cost = fragment && type ? selectionsCost(type, fragment.selectionSet, handed) : 0;
+    fragmentCosts.set(key, cost);
+    return cost;
+  }
+
+  function selectionsCost(type: GraphQLNamedType, selectionSet: SelectionSetNode, handed: HandedSize | undefined): number {
+    let cost = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) cost += fieldCost(type, selection, handed);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD) cost += fragmentCost(selection.name.value, handed);
+      else cost += selectionsCost((selection.typeCondition && schema.getType(selection.typeCondition.name.value)) || type, selection.selectionSet, handed);
+    }
+    return cost;
+  }
+
+  const cost = Math.ceil(OBJECT_COST + DEPTH_COST_FACTOR * selectionsCost(root, operation.selectionSet, undefined));
+  if (!variableSized) {
+    let byDocument = fixedCosts.get(schema);
+    if (!byDocument) fixedCosts.set(schema, byDocument = new WeakMap());
+    let byName = byDocument.get(document);
+    if (!byName) byDocument.set(document, byName = new Map());
+    byName.set(operationName ?? '', cost);
+  }
+  return cost;
 }

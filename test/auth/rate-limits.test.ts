@@ -121,7 +121,8 @@ describe('GraphQL budgets', () => {
   const EXPENSIVE = '{ product(id: "1") { id name slogan description category defaultPrice features { feature value } styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } related { id name } } }';
 
   it('charges the operation\'s cost, so an expensive query spends more than a cheap one', async () => {
-    const client = await limitedClient({ RATE_LIMIT_KEY_PER_MINUTE: '10000' });
+    // One cost point per unit, so the budget moves by the cost itself.
+    const client = await limitedClient({ RATE_LIMIT_KEY_PER_MINUTE: '10000', RATE_LIMIT_GRAPHQL_COST_UNIT: '1' });
     const cheapCost = operationCost(schema, parse(CHEAP));
     const expensiveCost = operationCost(schema, parse(EXPENSIVE));
     expect(expensiveCost).toBeGreaterThan(cheapCost);
@@ -141,7 +142,7 @@ describe('GraphQL budgets', () => {
   });
 
   it('answers 429 RATE_LIMITED with Retry-After when the cost does not fit, and runs nothing', async () => {
-    const client = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '20' });
+    const client = await limitedClient({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '20', RATE_LIMIT_GRAPHQL_COST_UNIT: '1' });
     const anonymous = (query: string) => client.injectAnonymous({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query }) }).then(answer);
     const first = await anonymous(EXPENSIVE);
     expect(first.status, JSON.stringify(first.body)).toBe(429);
@@ -158,6 +159,23 @@ describe('GraphQL budgets', () => {
     expect(last.remaining).toBeLessThan(operationCost(schema, parse(CHEAP)));
     expect(last.body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', limit: 20, retryAfter: last.retryAfter });
     expect(last.body.errors?.[0]?.message).toMatch(/^rate limit exceeded: 20 per minute for anonymous clients/);
+  });
+});
+
+describe('GraphQL cost units', () => {
+  it('converts cost points into budget units (RATE_LIMIT_GRAPHQL_COST_UNIT, default 100), at least 1 a request', async () => {
+    const schema = buildSchema(readTypeDefs());
+    const EXPENSIVE = '{ product(id: "1") { id name features { feature value } styles { id name photos { url } skus { id size } } related { id name } } }';
+    const expensiveCost = operationCost(schema, parse(EXPENSIVE));
+    expect(expensiveCost).toBeGreaterThan(200);
+    const client = await limitedClient({ RATE_LIMIT_KEY_PER_MINUTE: '100000' });
+    const cheap = await graphql(client, '{ product(id: "1") { id } }');
+    const expensive = await graphql(client, EXPENSIVE);
+    expect(100_000 - cheap.remaining).toBe(1);
+    // A small refill may happen between the two requests (100,000 a minute).
+    const spent = cheap.remaining - expensive.remaining;
+    expect(spent).toBeLessThanOrEqual(Math.ceil(expensiveCost / 100));
+    expect(spent).toBeGreaterThanOrEqual(Math.ceil(expensiveCost / 100) - 5);
   });
 });
 

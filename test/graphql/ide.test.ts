@@ -23,7 +23,8 @@ describe('GraphiQL IDE at GET /graphql', () => {
     const rows = await catalogue.direct.rows<{ name: string }>('SELECT name FROM products WHERE id = 1');
     expect(rows).toHaveLength(1);
     productName = rows[0]!.name;
-    server = await buildServer(loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', PORT: '0' }), catalogue.db.url);
+    // Development: the docs explorer needs introspection, which is off elsewhere by default.
+    server = await buildServer(loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'development', PORT: '0' }), catalogue.db.url);
     baseUrl = await server.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launching;
   });

@@ -1,6 +1,6 @@
 // Root reads: resolve arguments, then ask the loaders and queries.
 import type { QueryResolvers } from '../../generated/graphql/resolvers.ts';
-import { badInput } from '../errors.ts';
+import { aboveMaximum, badInput, tooManyEntries } from '../errors.ts';
 import { decodeCursor, encodeCursor, parseId } from '../ids.ts';
 import { selectsAny } from '../lookahead.ts';
 
@@ -11,7 +11,7 @@ const MAX_IDS = 100;
 function positive(value: number | null | undefined, name: string, fallback: number, max?: number): number {
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < 1) throw badInput(`${name} must be a positive integer (got ${n})`, name);
-  if (max !== undefined && n > max) throw badInput(`${name} must be at most ${max} (got ${n})`, name);
+  if (max !== undefined && n > max) throw aboveMaximum(name, max, n);
   return n;
 }
 
@@ -29,7 +29,7 @@ export const Query: QueryResolvers = {
   },
 
   productsByIds: async (_root, { ids }, { loaders }) => {
-    if (ids.length > MAX_IDS) throw badInput(`ids must have at most ${MAX_IDS} entries (got ${ids.length})`, 'ids');
+    if (ids.length > MAX_IDS) throw tooManyEntries('ids', MAX_IDS, ids.length);
     const products = await loaders.product.loadMany(ids.map((id) => parseId(id, 'ids')));
     return products.map((p) => {
       if (p instanceof Error) throw p;

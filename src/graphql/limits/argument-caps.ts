@@ -1,0 +1,127 @@
+// Caps on the arguments that size what a request reads, checked before the
+// cost estimate so a client is told the cap it went over, not only the cost:
+// - page sizes (`count`, `first`: the Int sizing arguments of cost.ts's
+//   LIST_SIZES) at most MAX_PAGE_SIZE, as the resolvers also check;
+// - every list argument, at any depth inside input objects (`ids`,
+//   `input.features`, and any list argument added later), at most
+//   GRAPHQL_MAX_LIST_LENGTH entries.
+// Values come from literals and variables alike. Refusals are the same
+// BAD_USER_INPUT errors the resolvers give, naming the argument.
+import {
+  type DocumentNode, type FieldNode, type GraphQLArgument, type GraphQLError, type GraphQLField, type GraphQLInputType,
+  type GraphQLNamedType, type GraphQLSchema, GraphQLInt, Kind, type OperationDefinitionNode, type SelectionSetNode,
+  getArgumentValues, getNamedType, getNullableType, isInputObjectType, isInterfaceType, isListType, isObjectType,
+} from 'graphql';
+import { LIST_SIZES } from '../cost.ts';
+import { aboveMaximum, tooManyEntries } from '../errors.ts';
+import { type Variables, operationVariables } from '../operation-variables.ts';
+import { fragmentsByName } from '../fragments.ts';
+
+export interface ArgumentCaps {
+  maxPageSize: number;
+  maxListLength: number;
+}
+
+/** The first list in `value` (of `type`) longer than the cap, as an error naming its path. */
+function overlongList(value: unknown, type: GraphQLInputType, path: string, maxLength: number): GraphQLError | undefined {
+  const nullable = getNullableType(type);
+  if (isListType(nullable) && Array.isArray(value)) {
+    if (value.length > maxLength) return tooManyEntries(path, maxLength, value.length);
+    for (const item of value) {
+      const inner = overlongList(item, nullable.ofType, path, maxLength);
+      if (inner) return inner;
+    }
+  } else if (isInputObjectType(nullable) && value !== null && typeof value === 'object') {
+    for (const field of Object.values(nullable.getFields())) {
+      const inner = overlongList((value as Record<string, unknown>)[field.name], field.type, `${path}.${field.name}`, maxLength);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
+/** Whether a value of the type can hold a list (directly or in an input object's fields, recursive ones followed once). */
+function holdsList(type: GraphQLInputType, seen: Set<string> = new Set()): boolean {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return true;
+  if (!isInputObjectType(nullable) || seen.has(nullable.name)) return false;
+  seen.add(nullable.name);
+  return Object.values(nullable.getFields()).some((field) => holdsList(field.type, seen));
+}
+
+/** Per argument definition, computed once: most arguments (an `id`) can never go over a cap, and are not even read. */
+const listHolding = new WeakMap<GraphQLArgument, boolean>();
+
+function canHoldList(argument: GraphQLArgument): boolean {
+  let holds = listHolding.get(argument);
+  if (holds === undefined) listHolding.set(argument, holds = holdsList(argument.type));
+  return holds;
+}
+
+function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>, node: FieldNode, variables: () => Variables, caps: ArgumentCaps): GraphQLError | undefined {
+  if (field.args.length === 0) return undefined;
+  const pageSize = LIST_SIZES[`${parent.name}.${field.name}`]?.argument;
+  const capped = field.args.filter((argument) => argument.name === pageSize || canHoldList(argument));
+  if (capped.length === 0) return undefined;
+  let values: Record<string, unknown>;
+  try {
+    values = getArgumentValues(field, node, variables());
+  } catch {
+    return undefined; // not coercible: execution refuses it with its own error
+  }
+  for (const argument of capped) {
+    const value = values[argument.name];
+    if (argument.name === pageSize && getNamedType(argument.type) === GraphQLInt && typeof value === 'number' && value > caps.maxPageSize) {
+      return aboveMaximum(argument.name, caps.maxPageSize, value);
+    }
+    const overlong = overlongList(value, argument.type, argument.name, caps.maxListLength);
+    if (overlong) return overlong;
+  }
+  return undefined;
+}
+
+/**
+ * Operations that pass no capped argument at all (most: `product(id: $id)`), by
+ * schema; Apollo reuses the parsed document of a repeated query, so those are
+ * walked once.
+ */
+const uncapped = new WeakMap<GraphQLSchema, WeakSet<OperationDefinitionNode>>();
+
+/** The first argument of the operation over its cap, as a 400 error; undefined when all are within. */
+export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, sent: Variables | null | undefined, caps: ArgumentCaps): GraphQLError | undefined {
+  if (uncapped.get(schema)?.has(operation)) return undefined;
+  let coerced: Variables | undefined;
+  const variables = () => (coerced ??= operationVariables(schema, operation, sent));
+  const fragments = fragmentsByName(document);
+  const checked = new Set<string>();
+
+  function check(type: GraphQLNamedType | undefined, selectionSet: SelectionSetNode): GraphQLError | undefined {
+    for (const selection of selectionSet.selections) {
+      let error: GraphQLError | undefined;
+      if (selection.kind === Kind.FIELD) {
+        const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[selection.name.value] : undefined;
+        if (!type || !field) continue; // __typename and introspection take no capped arguments
+        error = argumentError(type, field, selection, variables, caps)
+          ?? (selection.selectionSet ? check(getNamedType(field.type), selection.selectionSet) : undefined);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        error = check(selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type, selection.selectionSet);
+      } else if (!checked.has(selection.name.value)) {
+        // A fragment's arguments are the same at every spread: checked once.
+        checked.add(selection.name.value);
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) error = check(schema.getType(fragment.typeCondition.name.value), fragment.selectionSet);
+      }
+      if (error) return error;
+    }
+    return undefined;
+  }
+
+  const error = check(schema.getRootType(operation.operation) ?? undefined, operation.selectionSet);
+  if (coerced === undefined) {
+    // No argument was read: none is capped, whatever the variables.
+    let known = uncapped.get(schema);
+    if (!known) uncapped.set(schema, known = new WeakSet());
+    known.add(operation);
+  }
+  return error;
+}
