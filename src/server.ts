@@ -89,9 +89,11 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
   app.addHook('onClose', async () => database.close());
 
   // Liveness, plus the response cache's counters (hits, misses, and store
-  // failures that were answered from Postgres instead).
+  // failures that were answered from Postgres instead). Each cluster worker
+  // counts on its own: `pid` tells whose counters these are.
   app.get('/healthz', async () => ({
     status: 'ok',
+    pid: process.pid,
     cache: cache ? { store: cache.kind, ...cache.stats, pendingInvalidations: cache.pendingInvalidations } : { store: 'off' },
   }));
 

@@ -1,0 +1,61 @@
+// The response cache's hit ratio over one measured run, from the counters
+// every API process reports at /healthz. With WORKERS=N each worker counts on
+// its own, and the port hands each new connection to the next worker, so the
+// counters are read over fresh connections until every worker has answered.
+import http from 'node:http';
+
+export interface CacheCounters {
+  /** hits and misses per worker process id. */
+  byPid: Map<number, { hits: number; misses: number }>;
+}
+
+interface Health {
+  pid?: number;
+  cache?: { hits?: number; misses?: number };
+}
+
+function healthOverNewConnection(url: string): Promise<Health> {
+  return new Promise((resolve, reject) => {
+    // agent: false opens a connection of its own (a kept-alive one would stay on one worker).
+    const request = http.get(`${url}/healthz`, { agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => { body += chunk; });
+      response.on('end', () => {
+        try {
+          resolve(JSON.parse(body) as Health);
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    request.on('error', reject);
+  });
+}
+
+/** Every worker's counters (as many as `workers` processes answer within a bounded number of tries). */
+export async function readCacheCounters(url: string, workers: number): Promise<CacheCounters> {
+  const byPid = new Map<number, { hits: number; misses: number }>();
+  for (let attempt = 0; attempt < 20 * workers && byPid.size < workers; attempt++) {
+    const health = await healthOverNewConnection(url);
+    if (health.pid === undefined || !health.cache) break;
+    byPid.set(health.pid, { hits: health.cache.hits ?? 0, misses: health.cache.misses ?? 0 });
+  }
+  return { byPid };
+}
+
+/**
+ * Hits over lookups between two readings, over every worker seen in the
+ * second (a worker restarted in between counts from zero); null when nothing
+ * was looked up (the cache is off).
+ */
+export function hitRatio(before: CacheCounters, after: CacheCounters): number | null {
+  let hits = 0;
+  let lookups = 0;
+  for (const [pid, now] of after.byPid) {
+    const then = before.byPid.get(pid) ?? { hits: 0, misses: 0 };
+    hits += now.hits - then.hits;
+    lookups += now.hits - then.hits + now.misses - then.misses;
+  }
+  return lookups > 0 ? hits / lookups : null;
+}
