@@ -21,24 +21,28 @@ export function ensureK6(): string {
   return K6_BIN;
 }
 
-type Metrics = Record<string, Record<string, number> | undefined>;
+/** A k6 --summary-export document's metrics: name -> figure -> value. */
+export type K6Metrics = Record<string, Record<string, number> | undefined>;
+
+export function readK6Metrics(summaryFile: string): K6Metrics {
+  return (JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as { metrics: K6Metrics }).metrics;
+}
 
 /**
  * Runs k6/scenarios/<scenario>.ts with `env` (BASE_URL, RATE, DURATION, PROFILE, …)
- * and returns what it measured; the summary stays in `summaryFile`. A scenario
- * whose thresholds fail still counts as measured (k6 exits 99 then): the
- * benchmark reports the numbers, it does not judge them.
+ * and returns what it measured; the summary stays in `summaryFile`. Thresholds
+ * are not evaluated: the benchmark reports the numbers, it does not judge them.
  */
 export function runK6(k6: string, scenario: string, env: Record<string, string>, summaryFile: string): Measurement {
   fs.rmSync(summaryFile, { force: true });
-  const result = spawnSync(k6, ['run', '--quiet', '--no-color', `--summary-export=${summaryFile}`, '--summary-trend-stats=avg,med,p(95),p(99),max',
+  const result = spawnSync(k6, ['run', '--quiet', '--no-color', '--no-thresholds', `--summary-export=${summaryFile}`, '--summary-trend-stats=avg,med,p(95),p(99),max',
     path.join(SCENARIO_DIR, `${scenario}.ts`)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
   if (!fs.existsSync(summaryFile)) throw new Error(`k6 failed for ${scenario} (exit ${result.status})`);
-  return k6Measurement((JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as { metrics: Metrics }).metrics);
+  return k6Measurement(readK6Metrics(summaryFile));
 }
 
 /** The figures of a k6 --summary-export document. */
-export function k6Measurement(metrics: Metrics): Measurement {
+export function k6Measurement(metrics: K6Metrics): Measurement {
   const duration = metrics.http_req_duration ?? {};
   return {
     requests: metrics.http_reqs?.count ?? 0,
