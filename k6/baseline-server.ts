@@ -7,7 +7,7 @@
 //
 //   node k6/baseline-server.ts --database-url <postgres://…> --port <n> [--workers <n>] [--pool-size <n>]
 //
-// Its answers are the API's, byte for byte in content (test/bench/baseline-server.test.ts),
+// Its answers are the API's JSON (test/bench/baseline-server.test.ts),
 // and it sends `x-sql-statements: 1`, so the k6 rest-styles scenario runs
 // against it unchanged. It is a measuring stick, not part of the API: its SQL
 // lives here rather than in src/catalog/queries.ts on purpose.
