@@ -2,7 +2,7 @@
 // every API process reports at /healthz. With WORKERS=N each worker counts on
 // its own, and the port hands each new connection to the next worker, so the
 // counters are read over fresh connections until every worker has answered.
-import http from 'node:http';
+import { freshGet } from './fresh-get.ts';
 
 export interface CacheCounters {
   /** hits and misses per worker process id. */
@@ -14,30 +14,11 @@ interface Health {
   cache?: { hits?: number; misses?: number };
 }
 
-function healthOverNewConnection(url: string): Promise<Health> {
-  return new Promise((resolve, reject) => {
-    // agent: false opens a connection of its own (a kept-alive one would stay on one worker).
-    const request = http.get(`${url}/healthz`, { agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => { body += chunk; });
-      response.on('end', () => {
-        try {
-          resolve(JSON.parse(body) as Health);
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
-    request.on('error', reject);
-  });
-}
-
 /** Every worker's counters (as many as `workers` processes answer within a bounded number of tries). */
 export async function readCacheCounters(url: string, workers: number): Promise<CacheCounters> {
   const byPid = new Map<number, { hits: number; misses: number }>();
   for (let attempt = 0; attempt < 20 * workers && byPid.size < workers; attempt++) {
-    const health = await healthOverNewConnection(url);
+    const health = JSON.parse((await freshGet(`${url}/healthz`)).body) as Health;
     if (health.pid === undefined || !health.cache) break;
     byPid.set(health.pid, { hits: health.cache.hits ?? 0, misses: health.cache.misses ?? 0 });
   }

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/util/free-port.ts';
 import { BenchError } from './bench-error.ts';
+import { freshGet } from './fresh-get.ts';
 
 export const NGINX_CONF = path.resolve(import.meta.dirname, '../../deploy/nginx/nginx.conf');
 const NGINX_BIN = fs.existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
@@ -93,7 +94,7 @@ export async function startNginx(upstreams: readonly string[]): Promise<RunningN
   };
   for (let attempt = 0; attempt < 100 && child.exitCode === null; attempt++) {
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return nginx;
+      if ((await freshGet(`${url}/healthz`)).status === 200) return nginx;
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/util/free-port.ts';
+import { freshGet } from './fresh-get.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -29,7 +30,7 @@ async function startProcess(name: string, script: string, args: string[], env: R
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline && child.exitCode === null) {
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return server;
+      if ((await freshGet(`${url}/healthz`)).status === 200) return server;
     } catch { /* not listening yet */ }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
