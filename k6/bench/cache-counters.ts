@@ -1,27 +1,17 @@
 // The response cache's hit ratio over one measured run, from the counters
-// every API process reports at /healthz. With WORKERS=N each worker counts on
-// its own, and the port hands each new connection to the next worker, so the
-// counters are read over fresh connections until every worker has answered.
-import { freshGet } from './fresh-get.ts';
+// each API process reports at /healthz. With WORKERS=N every worker counts on
+// its own, so the ratio adds up all of theirs.
+import { healthOfWorkers } from './worker-health.ts';
 
 export interface CacheCounters {
   /** hits and misses per worker process id. */
   byPid: Map<number, { hits: number; misses: number }>;
 }
 
-interface Health {
-  pid?: number;
-  cache?: { hits?: number; misses?: number };
-}
-
 /** Every worker's counters (as many as `workers` processes answer within a bounded number of tries). */
 export async function readCacheCounters(url: string, workers: number): Promise<CacheCounters> {
   const byPid = new Map<number, { hits: number; misses: number }>();
-  for (let attempt = 0; attempt < 20 * workers && byPid.size < workers; attempt++) {
-    const health = JSON.parse((await freshGet(`${url}/healthz`)).body) as Health;
-    if (health.pid === undefined || !health.cache) break;
-    byPid.set(health.pid, { hits: health.cache.hits ?? 0, misses: health.cache.misses ?? 0 });
-  }
+  for (const [pid, health] of await healthOfWorkers(url, workers)) byPid.set(pid, { hits: health.cache?.hits ?? 0, misses: health.cache?.misses ?? 0 });
   return { byPid };
 }
 

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/util/free-port.ts';
 import { freshGet } from './fresh-get.ts';
+import { healthOfWorkers } from './worker-health.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -63,7 +64,7 @@ export async function startApi(options: ApiOptions): Promise<ServerProcess> {
     ? { CACHE: 'off' }
     // A fresh prefix: a run never starts on another run's cached entries.
     : { CACHE: 'on', REDIS_URL: options.cache === 'redis' ? (options.redisUrl ?? 'redis://127.0.0.1:6379') : '', CACHE_PREFIX: `bench${Date.now()}:` };
-  return startProcess(`the API (${options.workers} workers, cache ${options.cache})`, 'src/main.ts', [], {
+  const api = await startProcess(`the API (${options.workers} workers, cache ${options.cache})`, 'src/main.ts', [], {
     ...options.env,
     DATABASE_URL: options.databaseUrl,
     PORT: String(port),
@@ -73,6 +74,20 @@ export async function startApi(options: ApiOptions): Promise<ServerProcess> {
     WORKERS: String(options.workers),
     ...cacheEnv,
   }, port);
+  await waitForWorkers(api, options.workers);
+  return api;
+}
+
+/** Until every cluster worker listens (the first one to listen already answers /healthz). */
+async function waitForWorkers(api: ServerProcess, workers: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while ((await healthOfWorkers(api.url, workers, 2 * workers)).size < workers) {
+    if (Date.now() > deadline) {
+      await api.stop();
+      throw new Error(`only some of the API's ${workers} workers started within 60 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** The baseline handler (k6/baseline-server.ts) with as many workers and connections as the API gets. */
