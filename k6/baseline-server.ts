@@ -45,7 +45,8 @@ function send(response: http.ServerResponse, status: number, body: string, state
 function serve(databaseUrl: string, port: number, poolSize: number): void {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   const server = http.createServer((request, response) => {
-    if (request.url === '/healthz') return send(response, 200, '{"status":"ok"}', 0);
+    // The pid tells the benchmark this process answered, not another on the same port.
+    if (request.url === '/healthz') return send(response, 200, JSON.stringify({ status: 'ok', pid: process.pid }), 0);
     const match = STYLES_PATH.exec(request.url ?? '');
     if (!match) return send(response, 404, '{"error":"not found"}', 0);
     const id = Number(match[1]);

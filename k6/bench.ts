@@ -15,6 +15,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { runCommand } from '../src/commands/run.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { BenchError } from './bench/bench-error.ts';
 import { hitRatio, readCacheCounters } from './bench/cache-counters.ts';
 import { ensureBenchCatalogue } from './bench/catalogue.ts';
 import { ensureK6, runK6 } from './bench/k6.ts';
@@ -75,6 +76,7 @@ runCommand(async () => {
         const before = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
         const file = `${name}-${loadLabel(load).replace(/\W+/g, '')}`;
         const measured = generate(target, load, plan.duration, file);
+        if (!target.server.running()) throw new BenchError(`the server under ${target.scenario} (${setup}) exited during the run at ${loadLabel(load)}; figures so far in ${resultsDir}`);
         const after = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
         rows.push({
           ...measured,

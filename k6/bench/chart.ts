@@ -1,22 +1,32 @@
 // The latency-against-rate chart (chart.svg): one panel per scenario, the
 // baseline handler first, with achieved requests per second across and
 // latency up (log scale, shared by every panel so they compare at a glance).
-// Colour is the server set-up (workers, cache mode); line style the
-// percentile: p99 solid, p95 dashed, p50 dotted. Self-contained SVG: no
-// scripts, fonts or links, so any browser or image viewer opens it.
+// Colour is the server set-up (workers, cache mode); line style and marker
+// the percentile: p99 solid with dots, p95 dashed with rings, p50 dotted with
+// squares. Self-contained SVG: no scripts, fonts or links, so any browser or
+// image viewer opens it.
 import { BASELINE, type BenchRow } from './report.ts';
 
 const PANEL_WIDTH = 560;
 const PANEL_HEIGHT = 340;
 const PLOT = { left: 64, right: 20, top: 34, bottom: 46 };
-const HEADER_HEIGHT = 104;
 const COLUMNS = 2;
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#17becf'];
 const PERCENTILES = [
-  { key: 'p99', dash: '', width: 2.2 },
-  { key: 'p95', dash: '7 4', width: 1.6 },
-  { key: 'p50', dash: '2 3', width: 1.6 },
+  { key: 'p99', dash: '', width: 2.2, marker: 'filled' },
+  { key: 'p95', dash: '7 4', width: 1.6, marker: 'ring' },
+  { key: 'p50', dash: '2 3', width: 1.6, marker: 'square' },
 ] as const;
+
+/** A point's marker: the shape tells the percentile apart where there is no line (a single load step). */
+function marker(shape: (typeof PERCENTILES)[number]['marker'], cx: number, cy: number, colour: string, title: string): string {
+  const [x, y] = [cx.toFixed(1), cy.toFixed(1)];
+  const centre = `data-x="${x}" data-y="${y}"`;
+  const tooltip = `<title>${escapeXml(title)}</title>`;
+  if (shape === 'filled') return `<circle ${centre} cx="${x}" cy="${y}" r="3.5" fill="${colour}">${tooltip}</circle>`;
+  if (shape === 'ring') return `<circle ${centre} cx="${x}" cy="${y}" r="3.5" fill="#fff" stroke="${colour}" stroke-width="1.6">${tooltip}</circle>`;
+  return `<rect ${centre} x="${(cx - 3).toFixed(1)}" y="${(cy - 3).toFixed(1)}" width="6" height="6" fill="${colour}">${tooltip}</rect>`;
+}
 
 export interface ChartOptions {
   title: string;
@@ -96,11 +106,37 @@ function panel(scenario: string, rows: readonly BenchRow[], axes: Axes, colourOf
       const path = visible.map((r, i) => `${i === 0 ? 'M' : 'L'}${x(r.rps).toFixed(1)},${y(r[percentile.key]).toFixed(1)}`).join(' ');
       parts.push(`<path d="${path}" fill="none" stroke="${colour}" stroke-width="${percentile.width}"${percentile.dash ? ` stroke-dasharray="${percentile.dash}"` : ''}><title>${escapeXml(`${label} ${percentile.key}`)}</title></path>`);
       for (const r of visible) {
-        parts.push(`<circle cx="${x(r.rps).toFixed(1)}" cy="${y(r[percentile.key]).toFixed(1)}" r="3" fill="${colour}"><title>${escapeXml(`${label}: ${r.rps.toFixed(0)}/s, ${percentile.key} ${r[percentile.key].toFixed(2)} ms`)}</title></circle>`);
+        parts.push(marker(percentile.marker, x(r.rps), y(r[percentile.key]), colour, `${label}: ${r.rps.toFixed(0)}/s, ${percentile.key} ${r[percentile.key].toFixed(2)} ms`));
       }
     }
   }
   return `<g class="panel" data-scenario="${escapeXml(scenario)}">${parts.join('')}</g>`;
+}
+
+/** Series labels in reading order: by worker count, the baseline first, then cache off, memory, redis. */
+function seriesOrder(rows: readonly BenchRow[]): string[] {
+  const rank = (row: BenchRow) => row.workers * 10 + ['off', 'memory', 'redis'].indexOf(row.cache ?? '');
+  return [...new Map([...rows].sort((a, b) => rank(a) - rank(b)).map((row) => [seriesLabel(row), row])).keys()];
+}
+
+/** The legend (colours for the series, then line styles and markers for the percentiles), wrapped to `width`; returns its bottom. */
+function legend(labels: readonly string[], width: number): { svg: string[]; bottom: number } {
+  const svg: string[] = [];
+  let [lx, ly] = [20, 64];
+  for (const [i, label] of labels.entries()) {
+    const entryWidth = 34 + label.length * 7;
+    if (lx + entryWidth > width - 10 && lx > 20) [lx, ly] = [20, ly + 20];
+    svg.push(`<rect x="${lx}" y="${ly}" width="14" height="14" fill="${COLOURS[i % COLOURS.length]}"/><text x="${lx + 20}" y="${ly + 12}" font-size="12">${escapeXml(label)}</text>`);
+    lx += entryWidth;
+  }
+  [lx, ly] = [20, ly + 28];
+  for (const percentile of PERCENTILES) {
+    svg.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 34}" y2="${ly}" stroke="#333" stroke-width="${percentile.width}"${percentile.dash ? ` stroke-dasharray="${percentile.dash}"` : ''}/>`,
+      marker(percentile.marker, lx + 17, ly, '#333', percentile.key),
+      `<text x="${lx + 40}" y="${ly + 4}" font-size="12">${percentile.key}</text>`);
+    lx += 90;
+  }
+  return { svg, bottom: ly + 12 };
 }
 
 /** The chart as a standalone SVG document. */
@@ -108,30 +144,20 @@ export function latencyChart(rows: readonly BenchRow[], options: ChartOptions): 
   const scenarios = [BASELINE, ...options.scenarios].filter((s) => rows.some((r) => r.scenario === s));
   const columns = Math.min(COLUMNS, Math.max(1, scenarios.length));
   const width = columns * PANEL_WIDTH + 20;
-  const height = HEADER_HEIGHT + Math.ceil(scenarios.length / columns) * PANEL_HEIGHT + 10;
+  const labels = seriesOrder(rows);
+  const key = legend(labels, width);
+  const top = key.bottom + 8;
+  const height = top + Math.ceil(scenarios.length / columns) * PANEL_HEIGHT + 10;
   const axes = axesFor(rows);
-  const labels = [...new Set(rows.map(seriesLabel))].sort();
   const colourOf = (row: BenchRow) => COLOURS[labels.indexOf(seriesLabel(row)) % COLOURS.length]!;
-  const legend: string[] = [];
-  let lx = 20;
-  for (const label of labels) {
-    const colour = COLOURS[labels.indexOf(label) % COLOURS.length]!;
-    legend.push(`<rect x="${lx}" y="64" width="14" height="14" fill="${colour}"/><text x="${lx + 20}" y="76" font-size="12">${escapeXml(label)}</text>`);
-    lx += 34 + label.length * 7;
-  }
-  lx = 20;
-  for (const percentile of PERCENTILES) {
-    legend.push(`<line x1="${lx}" y1="92" x2="${lx + 34}" y2="92" stroke="#333" stroke-width="${percentile.width}"${percentile.dash ? ` stroke-dasharray="${percentile.dash}"` : ''}/><text x="${lx + 40}" y="96" font-size="12">${percentile.key}</text>`);
-    lx += 90;
-  }
   const panels = scenarios.map((scenario, i) => panel(scenario, rows.filter((r) => r.scenario === scenario), axes, colourOf,
-    10 + (i % columns) * PANEL_WIDTH, HEADER_HEIGHT + Math.floor(i / columns) * PANEL_HEIGHT));
+    10 + (i % columns) * PANEL_WIDTH, top + Math.floor(i / columns) * PANEL_HEIGHT));
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif">`,
     `<rect width="${width}" height="${height}" fill="#fafafa"/>`,
     `<text x="20" y="30" font-size="19" font-weight="bold">${escapeXml(options.title)}</text>`,
     `<text x="20" y="50" font-size="12" fill="#444">${escapeXml(options.subtitle)}</text>`,
-    ...legend,
+    ...key.svg,
     ...panels,
     '</svg>',
   ].join('\n');

@@ -59,8 +59,10 @@ describe('baseline handler', () => {
 
   it('stops promptly with its workers on SIGTERM', async () => {
     const other = await startBaseline({ databaseUrl: catalogue.db.url, workers: 2, poolSize: 1 });
+    expect(other.running()).toBe(true);
     const started = Date.now();
     await other.stop();
+    expect(other.running()).toBe(false);
     expect(Date.now() - started).toBeLessThan(5_000);
     await expect(fetch(`${other.url}/healthz`)).rejects.toThrow();
   });

@@ -17,7 +17,7 @@ const svg = latencyChart(rows, { title: 'Latency & rate', subtitle: 'made-up fig
 
 /** The centre of the point whose tooltip is `title`. */
 function point(title: string): { x: number; y: number } {
-  const match = new RegExp(`<circle cx="([\\d.]+)" cy="([\\d.]+)"[^>]*><title>${title}</title>`).exec(svg);
+  const match = new RegExp(`data-x="([\\d.]+)" data-y="([\\d.]+)"[^>]*><title>${title}</title>`).exec(svg);
   if (!match) throw new Error(`no point "${title}"`);
   return { x: Number(match[1]), y: Number(match[2]) };
 }
