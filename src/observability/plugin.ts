@@ -45,9 +45,11 @@ export function registerObservability(app: FastifyInstance, options: Observabili
 
   // Liveness, plus the response cache's counters (hits, misses, and store
   // failures that were answered from Postgres instead) and, with read
-  // replicas, where reads went and each replica's health and position.
+  // replicas, where reads went and each replica's health and position. Each
+  // cluster worker counts on its own: `pid` tells whose counters these are.
   app.get('/healthz', probe, async () => ({
     status: 'ok',
+    pid: process.pid,
     cache: cache ? { store: cache.kind, ...cache.stats, pendingInvalidations: cache.pendingInvalidations } : { store: 'off' },
     ...(options.replicaStatus ? { replicas: options.replicaStatus() } : {}),
   }));

@@ -1,0 +1,40 @@
+// The catalogue a benchmark runs on: `<database>_bench` holding the generated
+// catalogue of the requested scale, reused when it is already there.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { generateCatalogue, readManifest } from '../../etl/generate/generate.ts';
+import { ensureBenchDatabase } from '../../src/db/bench-database.ts';
+import { queryOnce } from '../../src/db/query-once.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface BenchCatalogue {
+  /** URL of the bench database. */
+  url: string;
+  products: number;
+  /** Highest product id (ids are dense from 1). */
+  maxId: number;
+}
+
+/** Makes sure the bench database beside `databaseUrl` holds the catalogue at `scale`, generating and loading it if not. */
+export async function ensureBenchCatalogue(databaseUrl: string, scale: number, dataDir: string): Promise<BenchCatalogue> {
+  const { url, name } = await ensureBenchDatabase(databaseUrl);
+  const dir = path.join(dataDir, 'bench', `scale-${scale}`);
+  let manifest = readManifest(dir);
+  const loaded = await queryOnce<{ n: string }>(url, 'SELECT count(*) AS n FROM products').catch(() => [{ n: '0' }]);
+  if (manifest?.scale === scale && Number(loaded[0]?.n) === manifest.expected.products) {
+    console.log(`using the scale-${scale} catalogue already in ${name} (${manifest.expected.products.toLocaleString('en-US')} products)`);
+  } else {
+    if (manifest?.scale !== scale) {
+      console.log(`generating scale ${scale} into ${dir}`);
+      manifest = await generateCatalogue({ scale, seed: 1, out: dir });
+    }
+    console.log(`loading it into ${name}`);
+    const result = spawnSync(process.execPath, ['--max-old-space-size=128', path.join(ROOT, 'etl/load/cli.ts'), '--dir', dir, '--replace'], {
+      stdio: 'inherit', env: { ...process.env, DATABASE_URL: url },
+    });
+    if (result.status !== 0) throw new Error('loading the bench catalogue failed');
+  }
+  const [row] = await queryOnce<{ max: number }>(url, 'SELECT max(id) AS max FROM products');
+  return { url, products: manifest.expected.products, maxId: row?.max ?? manifest.expected.products };
+}

@@ -1,0 +1,100 @@
+// What `npm run bench` will run, from its command line: every list option
+// takes repeated flags or commas (`--workers 1,2`, `--cache off --cache redis`).
+import { parseArgs } from 'node:util';
+import { UsageError } from '../../src/commands/run.ts';
+import type { Load } from './measurement.ts';
+import { CACHE_MODES, type CacheMode } from './server-process.ts';
+
+export const SCENARIOS = ['graphql-product-styles', 'rest-styles', 'rest-products-page', 'graphql-apq'];
+/** Scenarios only wrk can run (k6 has its own scripts for the others). */
+export const WRK_ONLY = new Set(['graphql-apq']);
+/** The k6 scenario and the wrk script the baseline handler is measured with. */
+export const BASELINE_SCRIPT = 'rest-styles';
+
+/** Three steps up to saturation of one server process on two shared cores. */
+const DEFAULT_RATES = '500,1000,2000';
+const DEFAULT_CONNECTIONS = '4,16,64';
+/** Seconds a warm-up takes (k6 at 200/s, or wrk) before a server's first measured run of a scenario. */
+export const WARMUP_SECONDS = 5;
+
+export interface BenchPlan {
+  scale: number;
+  generator: 'k6' | 'wrk';
+  cacheModes: CacheMode[];
+  workers: number[];
+  loads: Load[];
+  duration: string;
+  scenarios: string[];
+  /** Draw ids from 1..hot only (a hot set), instead of the whole catalogue. */
+  hot: number | undefined;
+}
+
+function list(values: string[] | undefined, fallback: string): string[] {
+  return (values ?? [fallback]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+}
+
+function positiveIntegers(name: string, values: string[]): number[] {
+  const numbers = values.map(Number);
+  if (numbers.length === 0 || numbers.some((n) => !Number.isInteger(n) || n < 1)) throw new UsageError(`--${name} must be positive integers, e.g. 1,2 (got ${values.join(',') || 'nothing'})`);
+  return [...new Set(numbers)].sort((a, b) => a - b);
+}
+
+/** k6-style durations (30s, 1m, 1m30s, 500ms, or bare seconds) in seconds; NaN when malformed. */
+export function durationSeconds(duration: string): number {
+  if (/^\d+$/.test(duration)) return Number(duration);
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== duration) return Number.NaN;
+  const unit = { h: 3600, m: 60, s: 1, ms: 0.001 } as const;
+  return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2] as keyof typeof unit], 0);
+}
+
+export function parsePlan(args: string[]): BenchPlan {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: {
+      scale: { type: 'string', default: '0.01' },
+      generator: { type: 'string', default: 'k6' },
+      cache: { type: 'string', multiple: true },
+      workers: { type: 'string', multiple: true },
+      rate: { type: 'string', multiple: true },
+      connections: { type: 'string', multiple: true },
+      duration: { type: 'string', default: '15s' },
+      scenario: { type: 'string', multiple: true },
+      hot: { type: 'string' },
+    } }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const scale = Number(values.scale);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new UsageError('--scale must be a number above 0 and at most 1');
+  const generator = values.generator;
+  if (generator !== 'k6' && generator !== 'wrk') throw new UsageError('--generator must be k6 or wrk');
+  const cacheModes = [...new Set(list(values.cache, 'off'))] as CacheMode[];
+  for (const mode of cacheModes) if (!CACHE_MODES.includes(mode)) throw new UsageError(`--cache must be ${CACHE_MODES.join(', ')} (got ${mode})`);
+  const workers = positiveIntegers('workers', list(values.workers, '1,2'));
+  const loads: Load[] = generator === 'k6'
+    ? positiveIntegers('rate', list(values.rate, DEFAULT_RATES)).map((rate) => ({ rate }))
+    : positiveIntegers('connections', list(values.connections, DEFAULT_CONNECTIONS)).map((connections) => ({ connections }));
+  if (!(durationSeconds(values.duration) > 0)) throw new UsageError(`--duration must be a duration like 15s or 1m (got ${values.duration})`);
+  const named = values.scenario === undefined ? undefined : list(values.scenario, '');
+  for (const s of named ?? []) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
+  // With k6, the wrk-only scenarios are left out unless asked for by name (then it is an error).
+  const scenarios = generator === 'k6' ? (named ?? SCENARIOS.filter((s) => !WRK_ONLY.has(s))) : (named ?? SCENARIOS);
+  for (const s of scenarios) if (generator === 'k6' && WRK_ONLY.has(s)) throw new UsageError(`scenario ${s} needs --generator wrk`);
+  const hot = values.hot === undefined ? undefined : Number(values.hot);
+  if (hot !== undefined && (!Number.isInteger(hot) || hot < 1)) throw new UsageError('--hot must be a positive integer (ids 1..N)');
+  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot };
+}
+
+/** Measured runs in the plan: each scenario per cache mode, plus the baseline, at every worker count and load. */
+export function measuredRuns(plan: BenchPlan): number {
+  return plan.workers.length * (plan.scenarios.length * plan.cacheModes.length + 1) * plan.loads.length;
+}
+
+/** A rough duration of the whole plan, for the line printed before it starts. */
+export function estimatedSeconds(plan: BenchPlan): number {
+  const startup = 3; // a generator's start and end, or a server's start
+  const warmups = plan.workers.length * (plan.scenarios.length * plan.cacheModes.length + 1);
+  const servers = plan.workers.length * (plan.cacheModes.length + 1);
+  return measuredRuns(plan) * (durationSeconds(plan.duration) + startup) + warmups * (WARMUP_SECONDS + startup) + servers * startup;
+}

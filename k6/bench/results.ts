@@ -1,0 +1,48 @@
+// The files a benchmark run leaves in .data/bench/results/<time>/:
+// results.json (settings, machine, every row with its ratios to the baseline),
+// table.md, chart.svg and chart.png; raw/ holds each generator run's own output.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { latencyChart } from './chart.ts';
+import type { BenchPlan } from './plan.ts';
+import { renderPng } from './png.ts';
+import { type BenchRow, markdownTable, ratios, sortRows } from './report.ts';
+
+export interface RunInfo {
+  plan: BenchPlan;
+  startedAt: Date;
+  products: number;
+  /** One line saying what was measured how (printed above the table, subtitle of the chart). */
+  summary: string;
+}
+
+export function newResultsDir(dataDir: string, startedAt: Date): string {
+  const dir = path.join(dataDir, 'bench', 'results', startedAt.toISOString().replace(/[:.]/g, '-'));
+  fs.mkdirSync(path.join(dir, 'raw'), { recursive: true });
+  return dir;
+}
+
+/** results.json and table.md; rewritten after every run, so an interrupted benchmark keeps what it measured. */
+export function saveResults(dir: string, info: RunInfo, rows: readonly BenchRow[]): void {
+  const sorted = sortRows(rows, info.plan.scenarios);
+  const document = {
+    startedAt: info.startedAt.toISOString(),
+    savedAt: new Date().toISOString(),
+    summary: info.summary,
+    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    plan: info.plan,
+    products: info.products,
+    // NaN (a percentile the generator did not give) is written as null.
+    rows: sorted.map((row) => ({ ...row, vsBaseline: ratios(row, sorted) })),
+  };
+  fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(document, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, 'table.md'), `${info.summary}\n\n${markdownTable(sorted)}\n\n"vs base": the row's figure divided by the baseline's (node:http + one pg query) at the same workers and load.\n`);
+}
+
+/** chart.svg and chart.png. */
+export function saveChart(dir: string, info: RunInfo, rows: readonly BenchRow[]): void {
+  const svg = latencyChart(rows, { title: 'Latency against achieved request rate', subtitle: info.summary, scenarios: info.plan.scenarios });
+  fs.writeFileSync(path.join(dir, 'chart.svg'), svg);
+  fs.writeFileSync(path.join(dir, 'chart.png'), renderPng(svg).data);
+}

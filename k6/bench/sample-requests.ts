@@ -1,0 +1,51 @@
+// The requests each scenario sends, made from Node: to register the persisted
+// query before a hash-only run, and to sample SQL statements per request from
+// the x-sql-statements header when the generator did not record it (wrk, or
+// a k6 scenario without the sql_statements trend).
+import crypto from 'node:crypto';
+
+export const PRODUCT_WITH_STYLES = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
+export const PRODUCT_WITH_STYLES_HASH = crypto.createHash('sha256').update(PRODUCT_WITH_STYLES).digest('hex');
+
+/** Registers the nested query's text under its hash, so hash-only requests work. */
+export async function registerPersistedQuery(baseUrl: string): Promise<void> {
+  const response = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: PRODUCT_WITH_STYLES, variables: { id: '1' }, extensions: { persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } } }),
+  });
+  if (!response.ok) throw new Error(`registering the persisted query failed: HTTP ${response.status}`);
+}
+
+/** One request of `scenario` for a random product id up to idMax (a random page for listings). */
+function sampleRequest(scenario: string, baseUrl: string, idMax: number, products: number): Promise<Response> {
+  const id = String(1 + Math.floor(Math.random() * idMax));
+  switch (scenario) {
+    case 'graphql-apq': {
+      // The same GET the wrk script sends (same cache key).
+      const params = new URLSearchParams({
+        operationName: 'ProductWithStyles',
+        variables: JSON.stringify({ id }),
+        extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }),
+      });
+      return fetch(`${baseUrl}/graphql?${params}`);
+    }
+    case 'graphql-product-styles':
+      return fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: PRODUCT_WITH_STYLES, variables: { id } }) });
+    case 'rest-products-page':
+      return fetch(`${baseUrl}/products?page=${1 + Math.floor(Math.random() * Math.ceil(products / 5))}&count=5`);
+    default:
+      return fetch(`${baseUrl}/products/${id}/styles`);
+  }
+}
+
+/** Mean x-sql-statements over 50 requests like the scenario's. */
+export async function sampleStatements(scenario: string, baseUrl: string, idMax: number, products: number): Promise<number> {
+  const samples = 50;
+  let sum = 0;
+  for (let i = 0; i < samples; i++) {
+    const response = await sampleRequest(scenario, baseUrl, idMax, products);
+    await response.arrayBuffer();
+    sum += Number(response.headers.get('x-sql-statements'));
+  }
+  return sum / samples;
+}

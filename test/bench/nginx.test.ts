@@ -1,0 +1,69 @@
+// deploy/nginx/nginx.conf run by Debian's nginx in front of two real API
+// processes on one database (what `npm run bench:nginx` does before its k6
+// smoke run): requests reach both, none fails, and the connections to the
+// API processes are kept alive between requests.
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NGINX_CONF, type RunningNginx, renderNginxConfig, requestsPerUpstream, startNginx } from '../../k6/bench/nginx.ts';
+import { type ServerProcess, startApi } from '../../k6/bench/server-process.ts';
+import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { establishedConnections, nginxAvailable } from '../support/nginx.ts';
+
+describe('the production nginx configuration', () => {
+  const source = fs.readFileSync(NGINX_CONF, 'utf8');
+
+  it('keeps connections to the upstreams alive and is sized for tens of thousands of requests per second', () => {
+    expect(source).toMatch(/^\s*proxy_http_version 1\.1;/m);
+    expect(source).toMatch(/^\s*proxy_set_header Connection "";/m);
+    expect(Number(/^\s*keepalive (\d+);/m.exec(source)?.[1])).toBeGreaterThanOrEqual(64);
+    const connections = Number(/worker_connections (\d+);/.exec(source)?.[1]);
+    expect(connections).toBeGreaterThanOrEqual(10_000);
+    // Two descriptors per proxied request: client and upstream.
+    expect(Number(/worker_rlimit_nofile (\d+);/.exec(source)?.[1])).toBeGreaterThanOrEqual(2 * connections);
+  });
+
+  it('is run locally with only its machine-specific lines changed', () => {
+    const rendered = renderNginxConfig(source, '/tmp/run', 4321);
+    expect(rendered).toContain('include /tmp/run/upstreams.conf;');
+    expect(rendered).toMatch(/listen 127\.0\.0\.1:4321 /);
+    expect(rendered).not.toContain('/etc/nginx');
+    const changed = /upstreams\.conf|listen|access_log/;
+    for (const line of source.split('\n').filter((l) => !changed.test(l))) expect(rendered).toContain(line);
+  });
+});
+
+describe.skipIf(!nginxAvailable())('nginx in front of two API processes', () => {
+  let catalogue: TestCatalogue;
+  let apis: ServerProcess[] = [];
+  let nginx: RunningNginx;
+
+  beforeAll(async () => {
+    catalogue = await createTestCatalogue();
+    apis = await Promise.all([1, 2].map(() => startApi({ databaseUrl: catalogue.db.url, workers: 1, cache: 'off' })));
+    nginx = await startNginx(apis.map((api) => `127.0.0.1:${api.port}`));
+  }, 90_000);
+  afterAll(async () => {
+    await nginx?.stop();
+    await Promise.all(apis.map((api) => api.stop()));
+    await catalogue?.dispose();
+  });
+
+  it('spreads requests over both processes with zero errors, over kept-alive upstream connections', async () => {
+    const ids = Array.from({ length: 200 }, (_, i) => 1 + (i % catalogue.manifest.expected.products));
+    for (let i = 0; i < ids.length; i += 20) {
+      const answers = await Promise.all(ids.slice(i, i + 20).map(async (id) => {
+        const response = await fetch(`${nginx.url}/products/${id}/styles`);
+        return { id, status: response.status, body: await response.json() as { product_id: string } };
+      }));
+      for (const answer of answers) expect(answer).toMatchObject({ status: 200, body: { product_id: String(answer.id) } });
+    }
+    // nginx logs after answering, so the readiness probe's line may come late: count by URI.
+    const entries = nginx.accessLog().filter((e) => e.uri.startsWith('/products/'));
+    expect(entries).toHaveLength(ids.length);
+    expect(entries.every((e) => e.status === 200)).toBe(true);
+    const perUpstream = requestsPerUpstream(entries);
+    for (const api of apis) expect(perUpstream.get(`127.0.0.1:${api.port}`)).toBeGreaterThan(0);
+    // Idle connections stay open to each API process (without keep-alive nginx closes every one after its response).
+    for (const api of apis) expect(establishedConnections(api.port)).toBeGreaterThan(0);
+  });
+});
