@@ -1,9 +1,11 @@
 // The benchmark's floor: the least a server can do to answer
 // GET /products/:id/styles. node:http, one pool of plain `pg` connections, one
-// named prepared statement that builds the legacy JSON inside Postgres, and the
-// text written back as is: no Fastify, no GraphQL, no loaders, no cache.
-// `npm run bench` measures it beside the API at the same load, so every figure
-// of the API can be read as a ratio to what the hardware and Postgres allow.
+// named prepared statement reading the product's styles document (the read
+// model the API reads too, see prisma/migrations/*_style_documents), and the
+// same legacy reshaping as the API (src/rest/shapes.ts): no Fastify, no
+// GraphQL, no loaders, no cache. `npm run bench` measures it beside the API at
+// the same load, so every figure of the API reads as a ratio to what the
+// hardware and Postgres allow for the same work.
 //
 //   node k6/baseline-server.ts --database-url <postgres://…> --port <n> [--workers <n>] [--pool-size <n>]
 //
@@ -15,21 +17,15 @@ import cluster from 'node:cluster';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import type { Style } from '../src/catalog/types.ts';
+import { productStyles } from '../src/rest/shapes.ts';
 
-/** One product's styles, photos and skus in the legacy shape, with the legacy placeholders for empty lists. */
-const STYLES_AS_LEGACY_JSON = `
-  SELECT json_build_object(
-    'product_id', p.id::text,
-    'results', coalesce((SELECT json_agg(json_build_object(
-        'style_id', s.id, 'name', s.name,
-        'original_price', s.original_price::text, 'sale_price', s.sale_price::text, 'default?', s.is_default,
-        'photos', coalesce((SELECT json_agg(json_build_object('thumbnail_url', ph.thumbnail_url, 'url', ph.url) ORDER BY ph.id)
-                            FROM photos ph WHERE ph.style_id = s.id), '[{"thumbnail_url": null, "url": null}]'::json),
-        'skus', coalesce((SELECT json_object_agg(k.id, json_build_object('quantity', k.quantity, 'size', k.size) ORDER BY k.id)
-                          FROM skus k WHERE k.style_id = s.id), '{"null": {"quantity": null, "size": null}}'::json)
-      ) ORDER BY s.id) FROM styles s WHERE s.product_id = p.id), '[]'::json)
-  )::text AS body
-  FROM products p WHERE p.id = $1`;
+/** A product's styles with photos and skus, or no row for an unknown product. */
+const STYLES_DOCUMENT = `
+  SELECT coalesce(d.styles, '[]'::json) AS styles
+  FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
+  WHERE p.id = $1`;
+const LEGACY = { campus: 'hr-rfp', emptyPlaceholders: true };
 
 const STYLES_PATH = /^\/products\/(\d{1,9})\/styles$/;
 
@@ -50,8 +46,10 @@ function serve(databaseUrl: string, port: number, poolSize: number): void {
     const match = STYLES_PATH.exec(request.url ?? '');
     if (!match) return send(response, 404, '{"error":"not found"}', 0);
     const id = Number(match[1]);
-    pool.query<{ body: string }>({ name: 'styles', text: STYLES_AS_LEGACY_JSON, values: [id] }).then(
-      ({ rows }) => (rows[0] ? send(response, 200, rows[0].body, 1) : send(response, 404, JSON.stringify({ error: `product ${id} not found` }), 1)),
+    pool.query<{ styles: Style[] }>({ name: 'styles', text: STYLES_DOCUMENT, values: [id] }).then(
+      ({ rows }) => (rows[0]
+        ? send(response, 200, JSON.stringify(productStyles(id, rows[0].styles, LEGACY)), 1)
+        : send(response, 404, JSON.stringify({ error: `product ${id} not found` }), 1)),
       () => send(response, 500, '{"error":"internal server error"}', 1),
     );
   });
