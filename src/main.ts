@@ -8,6 +8,7 @@ import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { catalogueIsEmpty, loadSampleCatalogue } from './db/sample.ts';
 import { startServer } from './server.ts';
+import { drain, DrainTimeout } from './http/drain.ts';
 
 const log = (message: string) => console.log(message);
 
@@ -18,13 +19,32 @@ function waitForSignal(): Promise<string> {
   });
 }
 
-/** A worker: serve until told to stop. The primary owns the database setup. */
+/** A worker: serve until told to stop, then drain. The primary owns the database setup. */
 async function runWorker(): Promise<void> {
   const config = loadConfig();
   const databaseUrl = process.env.CATALOGUE_WORKER_DATABASE_URL as string;
   const server = await startServer(config, databaseUrl, cluster.worker?.id === 1 ? log : () => {});
   await waitForSignal();
-  await server.close();
+  await drain(server, config.shutdownTimeoutMs);
+}
+
+/**
+ * Stops every worker with SIGTERM (each drains its own requests) and waits
+ * for them to exit; true when all exited with code 0. A worker still there a
+ * little after its own deadline is killed.
+ */
+async function stopWorkers(timeoutMs: number): Promise<boolean> {
+  const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  const exits = workers.map((worker) => new Promise<boolean>((resolve) => {
+    worker.process.once('exit', (code) => resolve(code === 0));
+    // Straight to the process: Worker.kill() would first disconnect it, which
+    // closes its listening socket behind Fastify's back.
+    worker.process.kill('SIGTERM');
+  }));
+  const straggler = timeoutMs > 0 ? setTimeout(() => { for (const worker of workers) worker.process.kill('SIGKILL'); }, timeoutMs + 2_000) : undefined;
+  const results = await Promise.all(exits);
+  clearTimeout(straggler);
+  return results.every(Boolean);
 }
 
 async function runPrimary(): Promise<void> {
@@ -36,9 +56,12 @@ async function runPrimary(): Promise<void> {
   }
   if (config.workers === 1) {
     const server = await startServer(config, database.url, log);
-    log(`${await waitForSignal()} received, shutting down`);
-    await server.close();
+    log(`${await waitForSignal()} received: finishing in-flight requests, refusing new ones`);
+    // On DrainTimeout the process exits 1 without waiting for the pool (a stuck
+    // request still holds a connection); an embedded Postgres stops on exit.
+    await drain(server, config.shutdownTimeoutMs);
     await database.close();
+    log('stopped');
     return;
   }
   log(`starting ${config.workers} worker processes`);
@@ -55,14 +78,12 @@ async function runPrimary(): Promise<void> {
     log(`worker ${worker.process.pid} exited (${code}); starting another`);
     fork();
   });
-  log(`${await waitForSignal()} received, shutting down`);
+  log(`${await waitForSignal()} received: workers finish their in-flight requests and refuse new ones`);
   stopping = true;
-  await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => new Promise<void>((resolve) => {
-    if (!worker) return resolve();
-    worker.once('exit', () => resolve());
-    worker.kill('SIGTERM');
-  })));
+  const clean = await stopWorkers(config.shutdownTimeoutMs);
   await database.close();
+  if (!clean) throw new DrainTimeout('a worker did not stop cleanly');
+  log('stopped');
 }
 
 runCommand(cluster.isPrimary ? runPrimary : runWorker);

@@ -13,6 +13,7 @@ import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/prisma.ts';
+import { transactionSettings, Transactions } from './db/transaction.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
@@ -51,9 +52,17 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
       return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
     },
   });
-  const database = connectDatabase(databaseUrl, { poolSize: config.databasePoolSize });
+  const database = connectDatabase(databaseUrl, {
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queueTimeoutMs: config.databasePoolQueueTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
   const queries = new CatalogQueries(database.pool);
-  const service = new CatalogService(database.prisma);
+  const service = new CatalogService(database.prisma, {
+    transactions: new Transactions(database.prisma, transactionSettings(config)),
+    idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
+  });
 
   const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message));
   const pages = new ProductPages(queries, cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined);
@@ -106,7 +115,9 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     trustedDocuments: config.trustedDocuments ? loadTrustedDocuments() : undefined,
   });
   await apollo.start();
-  const context = async (request: { id: string }): Promise<GraphQLContext> => ({
+  // Fastify runs onClose hooks once in-flight requests have finished.
+  app.addHook('onClose', async () => apollo.stop());
+  const context = async (request: { id: string; headers: Record<string, string | string[] | undefined> }): Promise<GraphQLContext> => ({
     requestId: request.id,
     loaders: createLoaders(queries),
     queries,
@@ -114,6 +125,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     service,
     limits: { maxPageSize: config.maxPageSize },
     listing: false,
+    idempotencyKeyHeader: request.headers['idempotency-key'],
   });
   const graphql = fastifyApolloHandler(apollo, { context });
   // Everything a request does runs inside its statement-counting scope.

@@ -65,9 +65,16 @@ export class CatalogQueries {
     // context, so the statement is counted for the request that issued it.
     const client = await this.pool.connect();
     try {
-      return (await client.query<T>({ name, text: STATEMENTS[name], values })).rows;
-    } finally {
+      const { rows } = await client.query<T>({ name, text: STATEMENTS[name], values });
       client.release();
+      return rows;
+    } catch (error) {
+      // A connection that failed leaves the pool: it may be dead (Postgres
+      // restarted), mid-query after a driver timeout, or holding a prepared
+      // statement planned for a table that changed. Its replacement prepares
+      // each statement again on first use (prepared statements live per connection).
+      client.release(error as Error);
+      throw error;
     }
   }
 

@@ -32,8 +32,47 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function connectDatabase(url: string, options: { poolSize: number }): Database {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize });
+export interface PoolOptions {
+  poolSize: number;
+  /** Opening one connection (TCP, TLS, authentication) is abandoned after this long. */
+  connectTimeoutMs?: number;
+  /** A checkout waits at most this long for a connection, queued behind busy ones or while one opens. */
+  queueTimeoutMs?: number;
+  /** Postgres statement_timeout of every connection; the driver stops waiting a second later. */
+  statementTimeoutMs?: number;
+}
+
+/** How much longer than statement_timeout the driver waits for a reply (a server that stopped answering altogether). */
+const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+
+/**
+ * A pool whose every wait is bounded, so an outage is an error within seconds,
+ * never a hang. pg-pool applies its one `connectionTimeoutMillis` both to the
+ * wait in its queue and to opening a connection; each client gets the shorter
+ * connect timeout of its own, so a host that does not answer fails fast even
+ * when the queue would wait longer. Broken connections leave the pool when
+ * they fail (see CatalogQueries.run), and new ones re-prepare statements.
+ */
+export function createPool(url: string, options: PoolOptions): pg.Pool {
+  const { connectTimeoutMs, queueTimeoutMs, statementTimeoutMs } = options;
+  class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, ...(connectTimeoutMs ? { connectionTimeoutMillis: connectTimeoutMs } : {}) });
+    }
+  }
+  return new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    Client: BoundedClient,
+    // A peer that vanished without closing the socket (host down, cable cut) is noticed.
+    keepAlive: true,
+    ...(queueTimeoutMs ? { connectionTimeoutMillis: queueTimeoutMs } : {}),
+    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS } : {}),
+  });
+}
+
+export function connectDatabase(url: string, options: PoolOptions): Database {
+  const pool = createPool(url, options);
   const statements = new StatementCounter();
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;

@@ -13,4 +13,6 @@ export interface GraphQLContext {
   limits: { maxPageSize: number };
   /** Set by list queries: the response shifts when products are created or deleted. */
   listing: boolean;
+  /** The request's Idempotency-Key header, as sent (createProduct checks it). */
+  idempotencyKeyHeader: string | string[] | undefined;
 }

@@ -1,20 +1,28 @@
 // Errors a client can act on carry a code and, for bad input, HTTP 400.
-// Anything else is an internal error: logged in full with the request id,
-// masked on the wire outside development.
-import type { ApolloServerPlugin } from '@apollo/server';
+// Postgres being unavailable is SERVICE_UNAVAILABLE with HTTP 503 and
+// Retry-After (the client may retry). Anything else is an internal error:
+// logged in full with the request id, masked on the wire outside development.
+import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { NotFoundError, ValidationError } from '../catalog/validation.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 
 export function badInput(message: string, field?: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(field ? { field } : {}), http: { status: 400 } } });
 }
 
+/** An idempotency key already used for a create with other content: 422, like REST. */
+export function idempotencyKeyReused(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'IDEMPOTENCY_KEY_REUSED', http: { status: 422 } } });
+}
+
 /** Codes whose messages are written for clients and safe to show. */
 const CLIENT_CODES = new Set([
   'BAD_USER_INPUT', 'NOT_FOUND', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE', 'OPERATION_NOT_TRUSTED',
+  'IDEMPOTENCY_KEY_REUSED',
 ]);
 
 function isClientError(error: unknown, code: unknown): boolean {
@@ -25,6 +33,9 @@ function isClientError(error: unknown, code: unknown): boolean {
 export function makeFormatError(options: { mask: boolean }) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
+    if (isDatabaseUnavailable(original)) {
+      return { message: DATABASE_UNAVAILABLE_MESSAGE, path: formatted.path, locations: formatted.locations, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+    }
     if (original instanceof ValidationError) {
       return { ...formatted, message: original.message, extensions: { code: 'BAD_USER_INPUT', field: original.field } };
     }
@@ -40,6 +51,26 @@ export function makeFormatError(options: { mask: boolean }) {
   };
 }
 
+/**
+ * HTTP 503 with Retry-After when any error of the response is Postgres being
+ * unavailable: the status a load balancer or client retry policy acts on.
+ * (Errors thrown by resolvers are not GraphQLErrors carrying `http`, so the
+ * status is set here, for either executor.)
+ */
+export function serviceUnavailableStatus(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, response }) {
+          if (!errors.some((error) => isDatabaseUnavailable(unwrapResolverError(error)))) return;
+          response.http.status = 503;
+          (response.http.headers ??= new HeaderMap()).set('retry-after', String(RETRY_AFTER_SECONDS));
+        },
+      };
+    },
+  };
+}
+
 /** Logs every internal error with the id of the request it happened in. */
 export function logInternalErrors(log: (details: Record<string, unknown>, message: string) => void): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -49,10 +80,12 @@ export function logInternalErrors(log: (details: Record<string, unknown>, messag
           for (const error of errors) {
             if (isClientError(error, error.extensions?.code)) continue;
             const original = unwrapResolverError(error);
+            // An outage fails every request the same way: its message says it all.
+            const unavailable = isDatabaseUnavailable(original);
             log({
               requestId: contextValue.requestId, operationName, path: error.path,
-              error: original instanceof Error ? original.stack ?? original.message : String(original),
-            }, 'internal error in a GraphQL operation');
+              error: original instanceof Error ? (unavailable ? original.message : original.stack ?? original.message) : String(original),
+            }, unavailable ? 'database unavailable in a GraphQL operation' : 'internal error in a GraphQL operation');
           }
         },
       };
