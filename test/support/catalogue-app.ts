@@ -92,14 +92,14 @@ export interface TestCatalogue {
 /**
  * A fresh database with a generated catalogue loaded into it by the real
  * loader: from `files` when given (left in place), else from files generated
- * for it (removed by `dispose`).
+ * for it (removed by `dispose`). On the shared test server unless `serverUrl` is given.
  */
-export async function createTestCatalogue(options: { scale?: number; seed?: number; files?: TestFiles } = {}): Promise<TestCatalogue> {
+export async function createTestCatalogue(options: { scale?: number; seed?: number; files?: TestFiles; serverUrl?: string } = {}): Promise<TestCatalogue> {
   const files = options.files ?? await generateTestFiles(options);
   const removeFiles = options.files ? () => {} : files.remove;
   let db: TestDatabase | undefined;
   try {
-    db = await createTestDatabase();
+    db = await createTestDatabase({ serverUrl: options.serverUrl });
     await loadCatalogue({ databaseUrl: db.url, dir: files.dir, replace: false });
     const direct = new DirectDb(db.url);
     const database = db;

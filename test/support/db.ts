@@ -15,8 +15,9 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
-  const serverUrl = inject('serverUrl');
+/** On the shared test server, unless `serverUrl` names another (a test's own, e.g. one it stops). */
+export async function createTestDatabase(options: { migrated?: boolean; serverUrl?: string } = {}): Promise<TestDatabase> {
+  const serverUrl = options.serverUrl ?? inject('serverUrl');
   const name = `test_${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
   await admin.connect();
