@@ -74,7 +74,10 @@ export class CatalogService {
       });
       if (key !== undefined) await this.idempotencyKeys.remember(tx, key, requestHash, product.id, now);
       return { product, replayed: false };
-    }, { retryAlso: isKeyTaken }); // the next run finds the key a concurrent create stored
+      // Racers with the same key fail with a serialization failure (they read the
+      // key first); should Postgres report the unique violation instead, the
+      // next run finds the key the winner stored all the same.
+    }, { retryAlso: isKeyTaken });
     if (key !== undefined) this.idempotencyKeys.sweepExpired();
     if (!result.replayed) await this.changed([result.product.id], 'created');
     return { product: toProduct(result.product), replayed: result.replayed };
