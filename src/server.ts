@@ -21,6 +21,7 @@ import { registerOpenApi } from './rest/openapi.ts';
 import { registerDocs } from './rest/docs.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { registerIde, sendIde } from './graphql/ide.ts';
+import { closeConnectionsWhenDraining } from './http/drain.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -96,6 +97,7 @@ export async function buildServer(config: Config, databaseUrl: string): Promise<
     reply.header('x-sql-statements', String(request.sqlStatements.count));
   });
   app.addHook('onClose', async () => database.close());
+  closeConnectionsWhenDraining(app);
 
   // Liveness, plus the response cache's counters (hits, misses, and store
   // failures that were answered from Postgres instead).
