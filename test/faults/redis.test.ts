@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
-import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { cacheConnected, redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 const REDIS_TIMEOUT_MS = 100;
 const QUERY = '{ product(id: "3") { id name styles { name } } }';
@@ -22,8 +22,7 @@ describe.skipIf(!redisAvailable())('Redis faults fail open', () => {
       nodeEnv: 'production',
       env: { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `faults${Date.now()}:`, REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS) },
     });
-    const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
-    for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+    await cacheConnected(client.server);
   });
   afterAll(async () => {
     await client?.close();
