@@ -128,6 +128,21 @@ describe('POST /products with an Idempotency-Key', () => {
     expect(await productsNamed('Expiring')).toEqual([first.body.id, later.body.id]);
   });
 
+  it('expired keys of other creates are swept (by the first keyed create of a process)', async () => {
+    const stale = newKey();
+    await catalogue.direct.rows("INSERT INTO idempotency_keys (key, request_hash, product_id, expires_at) VALUES ($1, 'h', 1, now() - interval '1 hour')", [stale]);
+    const fresh = await createTestClient(catalogue.db.url, { nodeEnv: 'production' });
+    try {
+      const response = await fresh.app.inject({ method: 'POST', url: '/products', payload: JSON.stringify(product('Sweeper')), headers: { 'content-type': 'application/json', 'idempotency-key': newKey() } });
+      expect(response.statusCode).toBe(201);
+      const remaining = async () => (await catalogue.direct.rows('SELECT key FROM idempotency_keys WHERE key = $1', [stale])).length;
+      for (let i = 0; i < 100 && (await remaining()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await remaining()).toBe(0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a repeat after the product was deleted is a 404 that says so', async () => {
     const key = newKey();
     const first = await post(product('Deleted since'), key);
