@@ -12,6 +12,8 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { queryOnce as query } from '../../src/db/query-once.ts';
 
 const INIT = '20261121000000_init';
+/** Every migration of the repository, in the order they apply. */
+const MIGRATIONS = fs.readdirSync(MIGRATIONS_DIR, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
 
 interface MigrationRow {
   id: string;
@@ -62,24 +64,26 @@ describe('migrate()', () => {
     const { url } = await emptyDatabase();
     const log: string[] = [];
 
-    expect(await migrate(url, (message) => log.push(message))).toEqual([INIT]);
-    expect(log).toEqual([`applied migration ${INIT}`]);
+    expect(MIGRATIONS[0]).toBe(INIT);
+    expect(await migrate(url, (message) => log.push(message))).toEqual(MIGRATIONS);
+    expect(log).toEqual(MIGRATIONS.map((name) => `applied migration ${name}`));
 
     // The checksum is computed here independently of the runner: Prisma's is
     // the sha256 hex of the file's bytes, and the two tools must agree.
-    const sql = fs.readFileSync(path.join(MIGRATIONS_DIR, INIT, 'migration.sql'));
-    const [row, ...others] = await migrationRows(url);
-    expect(others).toEqual([]);
-    expect(row).toMatchObject({
-      migration_name: INIT,
-      checksum: crypto.createHash('sha256').update(sql).digest('hex'),
-      applied_steps_count: 1,
-      rolled_back_at: null,
-    });
-    expect(row?.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(row?.finished_at).toBeInstanceOf(Date);
+    const rows = await migrationRows(url);
+    expect(rows.map((row) => row.migration_name)).toEqual(MIGRATIONS);
+    for (const row of rows) {
+      const sql = fs.readFileSync(path.join(MIGRATIONS_DIR, row.migration_name, 'migration.sql'));
+      expect(row).toMatchObject({
+        checksum: crypto.createHash('sha256').update(sql).digest('hex'),
+        applied_steps_count: 1,
+        rolled_back_at: null,
+      });
+      expect(row.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(row.finished_at).toBeInstanceOf(Date);
+    }
 
-    expect(await userTables(url)).toEqual(['features', 'load_rejects', 'load_runs', 'photos', 'products', 'related', 'skus', 'styles']);
+    expect(await userTables(url)).toEqual(['features', 'idempotency_keys', 'load_rejects', 'load_runs', 'photos', 'products', 'related', 'skus', 'styles']);
   });
 
   it('applies nothing the second time', async () => {
@@ -130,12 +134,12 @@ describe('migrate()', () => {
     await expect(run).rejects.toBeInstanceOf(MigrationError);
     await expect(run).rejects.toThrow(`migration ${broken} failed: relation "no_such_table" does not exist`);
 
-    // The good migration before it stays applied and recorded; the broken one
+    // The good migrations before it stay applied and recorded; the broken one
     // leaves neither a row (not even an unfinished one, which would block every
     // later run) nor any of its objects.
     const rows = await migrationRows(url);
-    expect(rows.map((row) => row.migration_name)).toEqual([INIT]);
-    expect(rows[0]?.finished_at).toBeInstanceOf(Date);
+    expect(rows.map((row) => row.migration_name)).toEqual(MIGRATIONS);
+    for (const row of rows) expect(row.finished_at).toBeInstanceOf(Date);
     expect(await userTables(url)).not.toContain('half_done');
     expect(await query(url, `SELECT 1 FROM pg_indexes WHERE indexname = 'products_category_idx'`)).toEqual([]);
 

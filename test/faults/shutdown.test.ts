@@ -50,8 +50,9 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 describe.each([
-  // One process: the listening socket closes, so a new connection is refused.
-  { workers: 1, refused: ['ECONNREFUSED', 503], hangs: 0 },
+  // One process: the listening socket closes, so a new connection is refused
+  // (or reset, when it was still in the socket's backlog as it closed).
+  { workers: 1, refused: ['ECONNREFUSED', 'ECONNRESET', 503], hangs: 0 },
   // Cluster: the primary's socket closes once every worker has stopped
   // listening; a connection caught in between is reset, or (node:cluster's
   // round-robin handing it to the last worker as that one leaves) left
