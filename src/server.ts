@@ -17,6 +17,7 @@ import { connectDatabase, type Database } from './db/prisma.ts';
 import { poolReads } from './db/reads.ts';
 import type { ReadRouter } from './db/read-router.ts';
 import { connectReadReplicas } from './db/replicas.ts';
+import { transactionSettings, Transactions } from './db/transaction.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
@@ -32,6 +33,7 @@ import { createAccessControl } from './auth/create.ts';
 import type { AccessControl } from './auth/access.ts';
 import { graphqlCaller } from './graphql/access-plugin.ts';
 import { restGuard } from './auth/rest-guard.ts';
+import { closeConnectionsWhenDraining } from './http/drain.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -80,8 +82,16 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
     },
   });
-  const database = connectDatabase(databaseUrl, { poolSize: config.databasePoolSize });
-  const service = new CatalogService(database.prisma);
+  const database = connectDatabase(databaseUrl, {
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queueTimeoutMs: config.databasePoolQueueTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
+  const service = new CatalogService(database.prisma, {
+    transactions: new Transactions(database.prisma, transactionSettings(config)),
+    idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
+  });
 
   const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message));
   const replicas = config.databaseReplicaUrls.length === 0 ? undefined : await connectReadReplicas(config, database, cache?.redisClient, {
@@ -131,6 +141,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     reply.header('x-sql-statements', String(request.sqlStatements.count));
   });
   app.addHook('onClose', async () => database.close());
+  closeConnectionsWhenDraining(app);
 
   const metrics = new CatalogueMetrics({
     pools: { catalogue: database.pool, ...replicas?.replicaPools },
@@ -160,6 +171,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     fieldSuggestions: config.graphqlFieldSuggestions,
   });
   await apollo.start();
+  // Fastify runs onClose hooks once in-flight requests have finished.
+  app.addHook('onClose', async () => apollo.stop());
   const context = async (request: FastifyRequest): Promise<GraphQLContext> => ({
     requestId: request.id,
     operation: recordOperation(request),
@@ -170,6 +183,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     limits: { maxPageSize: config.maxPageSize },
     listing: false,
     caller: request.caller,
+    idempotencyKeyHeader: request.headers['idempotency-key'],
   });
   const graphql = fastifyApolloHandler(apollo, { context });
   // Everything a request does runs inside its statement-counting scope.

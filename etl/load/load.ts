@@ -278,6 +278,8 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       await control.query(`SELECT setval('public.${table}_id_seq', COALESCE((SELECT max(id) FROM public.${table}), 1), (SELECT count(*) > 0 FROM public.${table}))`);
     }
     await control.query(`DROP SCHEMA ${STAGING_SCHEMA}`);
+    // Idempotency keys name products of the catalogue just replaced (ids are reused).
+    await control.query('DELETE FROM public.idempotency_keys');
     const counts = {} as Record<Table, number>;
     for (const stats of files) counts[TABLES.find((t) => t.fileName === stats.file)!.table] = stats.loaded;
     const swapDone = performance.now();

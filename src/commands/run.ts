@@ -5,7 +5,7 @@ import { ConfigError } from '../config.ts';
 export class UsageError extends Error {}
 
 /** Errors whose message is the whole story for an operator. */
-const EXPECTED = new Set(['ConfigError', 'UsageError', 'MigrationError', 'LoadError', 'GenerateError', 'BenchError']);
+const EXPECTED = new Set(['ConfigError', 'UsageError', 'MigrationError', 'LoadError', 'GenerateError', 'BenchError', 'DrainTimeout']);
 
 export function runCommand(main: () => Promise<void>): void {
   main().then(

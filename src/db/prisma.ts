@@ -40,6 +40,45 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface PoolOptions {
+  poolSize: number;
+  /** Opening one connection (TCP, TLS, authentication) is abandoned after this long. */
+  connectTimeoutMs?: number;
+  /** A checkout waits at most this long for a connection, queued behind busy ones or while one opens. */
+  queueTimeoutMs?: number;
+  /** Postgres statement_timeout of every connection; the driver stops waiting a second later. */
+  statementTimeoutMs?: number;
+}
+
+/** How much longer than statement_timeout the driver waits for a reply (a server that stopped answering altogether). */
+const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+
+/**
+ * A pool whose every wait is bounded, so an outage is an error within seconds,
+ * never a hang. pg-pool applies its one `connectionTimeoutMillis` both to the
+ * wait in its queue and to opening a connection; each client gets the shorter
+ * connect timeout of its own, so a host that does not answer fails fast even
+ * when the queue would wait longer. Broken connections leave the pool when
+ * they fail (see withClient in reads.ts), and new ones re-prepare statements.
+ */
+export function boundedPoolConfig(url: string, options: PoolOptions): pg.PoolConfig {
+  const { connectTimeoutMs, queueTimeoutMs, statementTimeoutMs } = options;
+  class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, ...(connectTimeoutMs ? { connectionTimeoutMillis: connectTimeoutMs } : {}) });
+    }
+  }
+  return {
+    connectionString: url,
+    max: options.poolSize,
+    Client: BoundedClient,
+    // A peer that vanished without closing the socket (host down, cable cut) is noticed.
+    keepAlive: true,
+    ...(queueTimeoutMs ? { connectionTimeoutMillis: queueTimeoutMs } : {}),
+    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS } : {}),
+  };
+}
+
 /** A pg pool whose every statement is recorded by `statements` (the primary's, and each read replica's). */
 export function countedPool(statements: StatementCounter, config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool(config);
@@ -59,9 +98,9 @@ export function countedPool(statements: StatementCounter, config: pg.PoolConfig)
   return pool;
 }
 
-export function connectDatabase(url: string, options: { poolSize: number }): Database {
+export function connectDatabase(url: string, options: PoolOptions): Database {
   const statements = new StatementCounter();
-  const pool = countedPool(statements, { connectionString: url, max: options.poolSize });
+  const pool = countedPool(statements, boundedPoolConfig(url, options));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma, pool, statements,

@@ -1,12 +1,11 @@
 // Apollo Server for the catalogue schema, mounted on Fastify.
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLContext } from './context.ts';
-import { logInternalErrors, makeFormatError } from './errors.ts';
+import { logInternalErrors, makeFormatError, serviceUnavailableStatus } from './errors.ts';
 import { resolvers } from './resolvers/index.ts';
 import { jitGateway } from './jit.ts';
 import { responseCachePlugin } from './response-cache-plugin.ts';
@@ -47,6 +46,11 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     // The API has no cookie-based auth, and GET can never run a mutation, so
     // CSRF preflight enforcement would only break plain `curl` GETs.
     csrfPrevention: false,
+    // Shutdown belongs to Fastify (src/main.ts): it stops accepting, lets
+    // in-flight requests finish, then stops Apollo in an onClose hook. Apollo's
+    // own signal handlers (and its drain plugin, which closes every
+    // connection) would cut in-flight requests and kill the process by signal.
+    stopOnTerminationSignals: false,
     persistedQueries: { ttl: options.persistedQueries.ttlSeconds, ...(options.persistedQueries.cache ? { cache: options.persistedQueries.cache } : {}) },
     includeStacktraceInErrorResponses: false,
     formatError: makeFormatError({ mask: !options.exposeErrors, suggestions: options.fieldSuggestions }),
@@ -59,7 +63,6 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     introspection: true,
     validationRules: options.introspection ? [] : [NoSchemaIntrospectionCustomRule],
     plugins: [
-      fastifyApolloDrainPlugin(app),
       operationRecordPlugin<GraphQLContext>(),
       ApolloServerPluginLandingPageDisabled(),
       // Apollo's own cache-control plugin works per resolved field, which the
@@ -71,6 +74,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       limitsPlugin(options.limits, options.maxPageSize),
       accessPlugin(options.access, options.rateLimitCostUnit),
       logInternalErrors((details, message) => app.log.error(details, message)),
+      serviceUnavailableStatus(),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),
     ],
   });

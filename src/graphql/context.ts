@@ -19,4 +19,6 @@ export interface GraphQLContext {
   listing: boolean;
   /** Who sent the request: their API key, if any, and address (the rate-limit budget). */
   caller: Caller;
+  /** The request's Idempotency-Key header, as sent (createProduct checks it). */
+  idempotencyKeyHeader: string | string[] | undefined;
 }

@@ -1,12 +1,14 @@
 // Errors a client can act on carry a code and, for bad input, HTTP 400.
-// Anything else is an internal error: logged in full with the request id,
-// masked on the wire outside development. graphql-js's "Did you mean ...?"
-// hints reveal the schema to whoever probes it; they are dropped unless
-// field suggestions are on (development by default).
-import type { ApolloServerPlugin } from '@apollo/server';
+// Postgres being unavailable is SERVICE_UNAVAILABLE with HTTP 503 and
+// Retry-After (the client may retry). Anything else is an internal error:
+// logged in full with the request id, masked on the wire outside development.
+// graphql-js's "Did you mean ...?" hints reveal the schema to whoever probes
+// it; they are dropped unless field suggestions are on (development by default).
+import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { NotFoundError, ValidationError } from '../catalog/validation.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 import { LIMIT_CODES } from './limits/limit-error.ts';
 import { tokenLimitError } from './limits/token-limit.ts';
@@ -25,12 +27,18 @@ export function tooManyEntries(name: string, max: number, got: number): GraphQLE
   return badInput(`${name} must have at most ${max} entries (got ${got})`, name);
 }
 
+/** An idempotency key already used for a create with other content: 422, like REST. */
+export function idempotencyKeyReused(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'IDEMPOTENCY_KEY_REUSED', http: { status: 422 } } });
+}
+
 /** Codes whose messages are written for clients and safe to show. */
 const CLIENT_CODES = new Set([
   'BAD_USER_INPUT', 'NOT_FOUND', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE', 'OPERATION_NOT_TRUSTED',
   'UNAUTHENTICATED', 'RATE_LIMITED',
   ...LIMIT_CODES,
+  'IDEMPOTENCY_KEY_REUSED',
 ]);
 
 /** graphql-js's hint at the end of a message, as Apollo's own suggestion masking matches it. */
@@ -44,6 +52,9 @@ function isClientError(error: unknown, code: unknown): boolean {
 export function makeFormatError(options: { mask: boolean; suggestions: boolean }) {
   const format = (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
+    if (isDatabaseUnavailable(original)) {
+      return { message: DATABASE_UNAVAILABLE_MESSAGE, path: formatted.path, locations: formatted.locations, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+    }
     if (original instanceof ValidationError) {
       return { ...formatted, message: original.message, extensions: { code: 'BAD_USER_INPUT', field: original.field } };
     }
@@ -65,6 +76,26 @@ export function makeFormatError(options: { mask: boolean; suggestions: boolean }
   };
 }
 
+/**
+ * HTTP 503 with Retry-After when any error of the response is Postgres being
+ * unavailable: the status a load balancer or client retry policy acts on.
+ * (Errors thrown by resolvers are not GraphQLErrors carrying `http`, so the
+ * status is set here, for either executor.)
+ */
+export function serviceUnavailableStatus(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, response }) {
+          if (!errors.some((error) => isDatabaseUnavailable(unwrapResolverError(error)))) return;
+          response.http.status = 503;
+          (response.http.headers ??= new HeaderMap()).set('retry-after', String(RETRY_AFTER_SECONDS));
+        },
+      };
+    },
+  };
+}
+
 /** Logs every internal error with the id of the request it happened in. */
 export function logInternalErrors(log: (details: Record<string, unknown>, message: string) => void): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -75,10 +106,12 @@ export function logInternalErrors(log: (details: Record<string, unknown>, messag
             if (isClientError(error, error.extensions?.code)) continue;
             const original = unwrapResolverError(error);
             // reqId: the same key as every other line the request logs.
+            // An outage fails every request the same way: its message says it all.
+            const unavailable = isDatabaseUnavailable(original);
             log({
               reqId: contextValue.requestId, operationName, path: error.path,
-              error: original instanceof Error ? original.stack ?? original.message : String(original),
-            }, 'internal error in a GraphQL operation');
+              error: original instanceof Error ? (unavailable ? original.message : original.stack ?? original.message) : String(original),
+            }, unavailable ? 'database unavailable in a GraphQL operation' : 'internal error in a GraphQL operation');
           }
         },
       };

@@ -7,15 +7,7 @@ import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import type { ExecutionResult } from 'graphql';
 import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
 import type { GraphQLContext } from './context.ts';
-
-/** JSON with object keys sorted, so {a, b} and {b, a} are one cache key. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+import { canonicalJson } from '../util/canonical-json.ts';
 
 /** How long a request waits for an identical one already running before running itself. */
 const FOLLOW_TIMEOUT_MS = 2_000;
@@ -36,7 +28,7 @@ export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<Gr
       return {
         async responseForOperation({ operation, request, queryHash }) {
           if (operation.operation !== 'query') return null;
-          key = `gql:${queryHash}:${request.operationName ?? ''}:${stableJson(request.variables ?? {})}`;
+          key = `gql:${queryHash}:${request.operationName ?? ''}:${canonicalJson(request.variables ?? {})}`;
           const cached = await cache.lookup(key);
           if (cached) return served(cached.body, 'hit');
           // Only a miss reads Postgres, so only a miss needs the store's generation (before the read).

@@ -290,7 +290,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     },
   });
 
-  const readErrors = { 400: responseRef('BadRequest'), 404: responseRef('NotFound'), 500: responseRef('InternalError') };
+  const readErrors = { 400: responseRef('BadRequest'), 404: responseRef('NotFound'), 500: responseRef('InternalError'), 503: responseRef('Unavailable') };
   const bodyErrors = { 413: responseRef('PayloadTooLarge'), 415: responseRef('UnsupportedMediaType') };
 
   return withAccessControl({
@@ -301,7 +301,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       description: [
         'The legacy Products API, drop-in compatible with the Atelier front end. Every error is `{"error": "<message>"}`:',
         '400 for a malformed id, `page` or `count` (not a positive integer, or `count` above ' + String(maxPageSize) + ') or an invalid body,',
-        '404 for an unknown product, 413/415 for an oversized or non-JSON body, 500 (masked) for anything else.',
+        '404 for an unknown product, 413/415 for an oversized or non-JSON body, 422 for a reused `Idempotency-Key`,',
+        '503 with `Retry-After` while the database is unavailable, 500 (masked) for anything else.',
         'The same catalogue is served over GraphQL at `/graphql`.',
       ].join(' '),
     },
@@ -319,12 +320,20 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
             200: { description: 'A page of products (without features).', content: json({ type: 'array', items: ref('ProductListItem') }, [listItem]) },
             400: responseRef('BadRequest'),
             500: responseRef('InternalError'),
+            503: responseRef('Unavailable'),
           },
         },
         post: {
           operationId: 'createProduct',
           tags: ['products'],
           summary: 'Create a product',
+          description: [
+            'With an `Idempotency-Key` header, the product is created at most once per key: a retry with the same key and the same',
+            'content (after validation: `"10"` and `10` are the same price) answers 201 with the product the first request created,',
+            'as it is now, and the header `Idempotent-Replayed: true`; the same key with other content is a 422. Keys are kept for',
+            '24 hours by default (IDEMPOTENCY_KEY_TTL_SECONDS) and shared with the GraphQL `createProduct` mutation.',
+          ].join(' '),
+          parameters: [paramRef('Idempotency-Key')],
           requestBody: {
             required: true,
             content: json(ref('ProductCreate'), {
@@ -333,10 +342,19 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
             }),
           },
           responses: {
-            201: { description: 'The created product.', content: json(ref('Product'), detail) },
+            201: {
+              description: 'The created product (or, for a repeated Idempotency-Key, the product the first request created).',
+              headers: {
+                'Idempotent-Replayed': { description: '`true` when an earlier request with this Idempotency-Key created the product.', schema: { type: 'string', const: 'true' } },
+              },
+              content: json(ref('Product'), detail),
+            },
             400: responseRef('BadRequest'),
+            404: errorResponse('Only with an Idempotency-Key: the product it created has been deleted since.', 'product 1000012, created with this Idempotency-Key, has been deleted since'),
             ...bodyErrors,
+            422: errorResponse('The Idempotency-Key was already used for a create with different content.', 'Idempotency-Key "order-42" was already used for a create with different content; send a new key for a new product'),
             500: responseRef('InternalError'),
+            503: responseRef('Unavailable'),
           },
         },
       },
@@ -412,6 +430,14 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
           description: 'Page number, from 1.',
           schema: { type: 'integer', minimum: 1, maximum: MAX_INT, default: 1 },
         },
+        'Idempotency-Key': {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Makes a create safe to retry: 1 to 255 visible ASCII characters, e.g. a UUID, the same for every retry of one create.',
+          schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          example: '0b7c1c1e-8d57-4c38-9a4f-5f0e6a1f2c3d',
+        },
         count: {
           name: 'count',
           in: 'query',
@@ -426,6 +452,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         PayloadTooLarge: errorResponse('The request body is too large.', 'request body is too large'),
         UnsupportedMediaType: errorResponse('The request body is not application/json.', 'request body must be application/json'),
         InternalError: errorResponse('An unexpected error (details are logged, never sent).', 'internal server error'),
+        Unavailable: {
+          ...errorResponse('Postgres is unavailable (down, restarting, unreachable, or every connection busy past the queue timeout): try again after Retry-After seconds.', 'database unavailable, try again shortly'),
+          headers: { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } },
+        },
       },
     },
   }, options.readsNeedKey ?? false);

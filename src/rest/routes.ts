@@ -5,8 +5,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
 import type { CatalogLoaders } from '../catalog/loaders.ts';
 import type { ProductPages } from '../catalog/pages.ts';
-import type { CatalogService } from '../catalog/service.ts';
+import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/idempotency.ts';
+import type { CatalogService, ProductCreate } from '../catalog/service.ts';
 import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import { BadRequest, positiveInt } from './params.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
 
@@ -73,10 +75,17 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
   await app.register(async (scope) => {
     scope.addHook('onRequest', deps.guard);
     // Every failure answers {"error": "..."}: 400 for bad input, 404 for unknown
-    // products, 500 (masked, logged) for anything else. Never a database message.
+    // products, 422 for a reused idempotency key, 503 with Retry-After while
+    // Postgres is unavailable, 500 (masked, logged) for anything else. Never a
+    // database message.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       if (error instanceof BadRequest || error instanceof ValidationError) return reply.code(400).send({ error: error.message });
       if (error instanceof NotFoundError) return reply.code(404).send({ error: error.message });
+      if (error instanceof IdempotencyKeyReused) return reply.code(422).send({ error: error.message });
+      if (isDatabaseUnavailable(error)) {
+        request.log.warn({ requestId: request.id, reason: error.message }, 'database unavailable in a REST route');
+        return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send({ error: DATABASE_UNAVAILABLE_MESSAGE });
+      }
       if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
         return reply.code(400).send({ error: 'request body is not valid JSON' });
       }
@@ -128,9 +137,12 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
 
     scope.post('/products', (request, reply: FastifyReply) => counted(request, async () => {
       const write = validateProductWrite(request.body, 'create', REST_NAMES);
-      const created = await service.createProduct(write as Parameters<CatalogService['createProduct']>[0]);
+      const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], 'Idempotency-Key');
+      const { product, replayed } = await service.createProduct(write as ProductCreate, { idempotencyKey });
+      // A repeat of an earlier create answers as that one did, and says so.
+      if (replayed) reply.header('idempotent-replayed', 'true');
       reply.code(201);
-      return detail(created.id);
+      return detail(product.id);
     }));
 
     scope.put('/products/:product_id', (request) => counted(request, async () => {

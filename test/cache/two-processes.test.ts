@@ -1,35 +1,18 @@
 // Two real server processes (`node src/main.ts`) on one Postgres and one
 // Redis: a write through one is read back at once through the other, over
 // REST and GraphQL; unrelated entries stay cached.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/util/free-port.ts';
 import { createTestApiKey, createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
-
-async function startProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production' }, stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 150; i++) {
-    try {
-      const health = await (await fetch(`${url}/healthz`)).json() as { cache: { store: string } };
-      if (health.cache.store === 'redis') return { url, child };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error('server process did not start');
-}
+const startProcess = (env: Record<string, string>) => startApiProcess(env, { health: (health) => health.cache?.store === 'redis' });
 
 describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
   let catalogue: TestCatalogue;
   let redis: TestRedis;
-  let a: { url: string; child: ChildProcess };
-  let b: { url: string; child: ChildProcess };
+  let a: ApiProcess;
+  let b: ApiProcess;
   let authorization: string;
 
   beforeAll(async () => {

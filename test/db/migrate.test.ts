@@ -83,7 +83,7 @@ describe('migrate()', () => {
       expect(row.finished_at).toBeInstanceOf(Date);
     }
 
-    expect(await userTables(url)).toEqual(['api_keys', 'features', 'load_rejects', 'load_runs', 'photos', 'product_style_documents', 'products', 'related', 'skus', 'styles']);
+    expect(await userTables(url)).toEqual(['api_keys', 'features', 'idempotency_keys', 'load_rejects', 'load_runs', 'photos', 'product_style_documents', 'products', 'related', 'skus', 'styles']);
   });
 
   it('applies nothing the second time', async () => {
@@ -134,7 +134,7 @@ describe('migrate()', () => {
     await expect(run).rejects.toBeInstanceOf(MigrationError);
     await expect(run).rejects.toThrow(`migration ${broken} failed: relation "no_such_table" does not exist`);
 
-    // The good migration before it stays applied and recorded; the broken one
+    // The good migrations before it stay applied and recorded; the broken one
     // leaves neither a row (not even an unfinished one, which would block every
     // later run) nor any of its objects.
     const rows = await migrationRows(url);

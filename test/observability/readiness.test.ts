@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/util/free-port.ts';
 import { createTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { startPgProcess } from '../support/pg-process.ts';
+import { PostgresProcess } from '../support/postgres-process.ts';
 import { redisAvailable, startTestRedis } from '../support/redis.ts';
 
 interface CheckBody {
@@ -156,7 +156,7 @@ describe('/readyz with Postgres', () => {
   });
 
   it('turns 503 fast when its Postgres server is stopped', async () => {
-    const server = await startPgProcess();
+    const server = await PostgresProcess.start();
     const client = await createTestClient(server.url, { apiKey: false });
     try {
       expect((await ready(client)).status).toBe(200);
@@ -168,7 +168,7 @@ describe('/readyz with Postgres', () => {
       expect(ms).toBeLessThan(2_000);
     } finally {
       await client.close();
-      await server.stop();
+      await server.dispose();
     }
   }, 120_000);
 });

@@ -95,7 +95,7 @@ export interface TestCatalogue {
 /**
  * A fresh database with a generated catalogue loaded into it by the real
  * loader: from `files` when given (left in place), else from files generated
- * for it (removed by `dispose`). On the test run's server, or on `serverUrl`.
+ * for it (removed by `dispose`). On the shared test server unless `serverUrl` is given.
  */
 export async function createTestCatalogue(options: { scale?: number; seed?: number; files?: TestFiles; serverUrl?: string } = {}): Promise<TestCatalogue> {
   const files = options.files ?? await generateTestFiles(options);

@@ -15,7 +15,7 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** A new database on the test run's server, or on `serverUrl` (a test's own server). */
+/** On the shared test server, unless `serverUrl` names another (a test's own, e.g. one it stops). */
 export async function createTestDatabase(options: { migrated?: boolean; serverUrl?: string } = {}): Promise<TestDatabase> {
   const serverUrl = options.serverUrl ?? inject('serverUrl');
   const name = `test_${crypto.randomBytes(6).toString('hex')}`;

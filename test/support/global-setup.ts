@@ -2,7 +2,7 @@
 // DATABASE_URL points at a server to use instead. Each test file then creates
 // its own database on it (see ./db.ts), so files never see each other's rows.
 import type { TestProject } from 'vitest/node';
-import { startPgProcess } from './pg-process.ts';
+import { PostgresProcess } from './postgres-process.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,7 +15,7 @@ export default async function setup(project: TestProject) {
     project.provide('serverUrl', process.env.DATABASE_URL);
     return;
   }
-  const server = await startPgProcess();
+  const server = await PostgresProcess.start();
   project.provide('serverUrl', server.url);
-  return () => server.stop();
+  return () => server.dispose();
 }

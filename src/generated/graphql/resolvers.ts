@@ -63,7 +63,15 @@ export type FeatureInput = {
 
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Creates a product, with its features. Returns the new product. */
+  /**
+   * Creates a product, with its features. Returns the new product.
+   *
+   * With an idempotency key (this argument, or the request's `Idempotency-Key`
+   * header), the product is created at most once per key: a retry with the same
+   * key and the same input returns the product the first one created, and the
+   * same key with a different input fails with IDEMPOTENCY_KEY_REUSED (HTTP 422).
+   * Keys are remembered for IDEMPOTENCY_KEY_TTL_SECONDS (24 hours by default).
+   */
   createProduct: Product;
   /** Deletes a product with its features, styles, photos, skus and related rows. Returns the deleted product's id. */
   deleteProduct: Scalars['ID']['output'];
@@ -73,6 +81,7 @@ export type Mutation = {
 
 
 export type MutationCreateProductArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   input: CreateProductInput;
 };
 
