@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
-import { fuzzParameters, leaksIn, objectPrototypeKeys } from '../support/fuzz.ts';
-import { rawRequest, type RawResponse } from '../support/raw-http.ts';
-import { listingRequest, malformedHttpRequest, productPathRequest, requestText, type RestRequest, writeRequest } from './rest-inputs.ts';
+import { fuzzParameters, leaksIn, objectPrototypeKeys, requestText } from '../support/fuzz.ts';
+import { rawRequest, type RawRequest, type RawResponse } from '../support/raw-http.ts';
+import { listingRequest, malformedHttpRequest, productPathRequest, writeRequest } from './rest-inputs.ts';
 
 let catalogue: TestCatalogue;
 let client: TestClient;
@@ -43,7 +43,7 @@ async function catalogueState(): Promise<string> {
   return JSON.stringify(row);
 }
 
-function describeExchange(request: RestRequest, response: RawResponse): string {
+function describeExchange(request: RawRequest, response: RawResponse): string {
   return `${request.method} ${JSON.stringify(request.target)} -> ${response.status} ${JSON.stringify(response.body.toString('utf8').slice(0, 300))}`;
 }
 
@@ -53,7 +53,7 @@ function describeExchange(request: RestRequest, response: RawResponse): string {
  * the request reached the app (it has a request id); before that, Node's HTTP
  * parser refused it (a 16 KB URL is a 431) and Fastify's own body answers.
  */
-function expectSafeAnswer(request: RestRequest, response: RawResponse): void {
+function expectSafeAnswer(request: RawRequest, response: RawResponse): void {
   const exchange = describeExchange(request, response);
   expect(response.status, exchange).toBeLessThan(500);
   if (response.status < 400 || request.method === 'HEAD') return;

@@ -1,6 +1,7 @@
 // Hostile values shared by the REST and GraphQL fuzzers: numbers in every
 // spelling an integer parser gets wrong, injection attempts, any Unicode, very
-// long text, values of the wrong JSON type.
+// long text, values of the wrong JSON type, prototype-pollution keys, bytes
+// that are not UTF-8, JSON bodies built from them.
 import fc from 'fast-check';
 
 /** Spellings that look like (or near) a positive integer id, page or count. */
@@ -68,3 +69,51 @@ export const priceLike: fc.Arbitrary<unknown> = fc.oneof(
 /** JSON nested `depth` levels deep: arrays or objects. */
 export const deeplyNested: fc.Arbitrary<string> = fc.tuple(fc.integer({ min: 1, max: 100_000 }), fc.boolean()).map(([depth, arrays]) =>
   arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+
+/** Members that try to reach Object.prototype through a JSON object. */
+const POLLUTION = [
+  '"__proto__":{"polluted":"yes"}', '"constructor":{"prototype":{"polluted":"yes"}}', '"__proto__":{"toString":"x"}', '"__proto__":null',
+] as const;
+
+/** The JSON object texts of `objects`, with a prototype-pollution member spliced in (into `nestedUnder`'s first entry, or at the top). */
+export function withPollution(objects: fc.Arbitrary<string>, nestedUnder: string): fc.Arbitrary<string> {
+  return fc.tuple(objects, fc.constantFrom(...POLLUTION), fc.boolean()).map(([json, member, nested]) => {
+    const insert = nested ? `"${nestedUnder}":[{${member}}]` : member;
+    return json === '{}' ? `{${insert}}` : `{${insert},${json.slice(1)}`;
+  });
+}
+
+/** `texts` cut short at a random place (truncated JSON). */
+export function truncated(texts: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  return fc.tuple(texts, fc.nat()).map(([text, at]) => text.slice(0, at % Math.max(text.length, 1)));
+}
+
+/** `texts` as UTF-8 with bytes that are not UTF-8 spliced in at a random place. */
+export function withBytesNotUtf8(texts: fc.Arbitrary<string>): fc.Arbitrary<Buffer> {
+  const bytes = fc.constantFrom([0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82]);
+  return fc.tuple(texts, bytes, fc.nat()).map(([text, bad, at]) => {
+    const encoded = Buffer.from(text);
+    const cut = at % (encoded.length + 1);
+    return Buffer.concat([encoded.subarray(0, cut), Buffer.from(bad), encoded.subarray(cut)]);
+  });
+}
+
+/**
+ * Request bodies built around `objects` (JSON object texts of the expected
+ * shape, hostile or not): as they are, with prototype-pollution members, cut
+ * short, with bytes that are not UTF-8; and random JSON, JSON nested very
+ * deep, random bytes, text that is not JSON.
+ */
+export function hostileBodies(objects: fc.Arbitrary<string>, nestedUnder: string): fc.Arbitrary<Buffer> {
+  const utf8 = (texts: fc.Arbitrary<string>) => texts.map((text) => Buffer.from(text));
+  return fc.oneof(
+    { weight: 6, arbitrary: utf8(objects) },
+    { weight: 2, arbitrary: utf8(withPollution(objects, nestedUnder)) },
+    { weight: 2, arbitrary: utf8(truncated(objects)) },
+    { weight: 2, arbitrary: withBytesNotUtf8(objects) },
+    { weight: 1, arbitrary: utf8(fc.json({ maxDepth: 4, stringUnit: 'binary' })) },
+    { weight: 1, arbitrary: utf8(deeplyNested) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)) },
+    { weight: 1, arbitrary: utf8(fc.oneof(anyText, fc.constantFrom('null', 'true', '1', '"text"', '[]', 'a=1&b=2', '\uFEFF{"a":1}', '', ...INJECTIONS))) },
+  );
+}

@@ -1,6 +1,7 @@
 // Shared by the fuzz tests (test/fuzz/): how many random inputs to try and
 // from which seed, and what an answer to bad input must never contain.
 import type { Parameters } from 'fast-check';
+import type { RawRequest } from './raw-http.ts';
 
 /** The seed CI uses: the same inputs on every run, so a failure reproduces. */
 export const DEFAULT_FUZZ_SEED = 20261121;
@@ -68,4 +69,22 @@ export function leaksIn(text: string, request: string): string[] {
 /** Every own property of Object.prototype, to compare before and after (prototype pollution). */
 export function objectPrototypeKeys(): string[] {
   return Reflect.ownKeys(Object.prototype).map(String).sort();
+}
+
+/** The text a server could quote back from this request (decoded target and body), for leak checks. */
+export function requestText(request: RawRequest): string {
+  const target = request.target.replace(/\+/g, ' ');
+  let decoded = target;
+  try {
+    decoded = decodeURIComponent(target);
+  } catch {
+    decoded = target.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+  return [request.target, target, decoded, request.body?.toString('utf8') ?? ''].join('\n');
 }

@@ -18,6 +18,14 @@ export function rawGet(baseUrl: string, rawPath: string): Promise<{ status: numb
   });
 }
 
+/** A request as written on the wire: the target exactly as given, headers in order. */
+export interface RawRequest {
+  method: string;
+  target: string;
+  headers?: [string, string][];
+  body?: Buffer;
+}
+
 export interface RawResponse {
   status: number;
   headers: Record<string, string>;
@@ -30,7 +38,7 @@ export interface RawResponse {
  * unencoded or invalid bytes in the path, odd methods and headers, bodies
  * that are not UTF-8. The answer is parsed by hand for the same reason.
  */
-export function rawRequest(baseUrl: string, request: { method: string; target: string; headers?: [string, string][]; body?: Buffer }, timeoutMs = 10_000): Promise<RawResponse> {
+export function rawRequest(baseUrl: string, request: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   const body = request.body ?? Buffer.alloc(0);
   const headers: [string, string][] = [['host', `${hostname}:${port}`], ...(request.headers ?? []), ['connection', 'close']];
