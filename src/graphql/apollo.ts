@@ -8,6 +8,7 @@ import type { GraphQLContext } from './context.ts';
 import { logInternalErrors, makeFormatError } from './errors.ts';
 import { resolvers } from './resolvers/index.ts';
 import { jitGateway } from './jit.ts';
+import { knownOperationTypes } from './known-operation-types.ts';
 import { responseCachePlugin } from './response-cache-plugin.ts';
 import { cacheControlPlugin } from './cache-control-plugin.ts';
 import { trustedDocumentsPlugin } from './trusted-documents.ts';
@@ -34,6 +35,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     csrfPrevention: false,
     persistedQueries: { ttl: options.persistedQueries.ttlSeconds, ...(options.persistedQueries.cache ? { cache: options.persistedQueries.cache } : {}) },
     includeStacktraceInErrorResponses: false,
+    validationRules: [knownOperationTypes],
     formatError: makeFormatError({ mask: !options.exposeErrors }),
     plugins: [
       fastifyApolloDrainPlugin(app),
