@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
-import { fuzzParameters, leaksIn, objectPrototypeKeys, requestText } from '../support/fuzz.ts';
+import { describeExchange, fuzzParameters, leaksIn, objectPrototypeKeys, requestText } from '../support/fuzz.ts';
 import { rawRequest, type RawRequest, type RawResponse } from '../support/raw-http.ts';
 import { listingRequest, malformedHttpRequest, productPathRequest, writeRequest } from './rest-inputs.ts';
 
@@ -41,10 +41,6 @@ async function catalogueState(): Promise<string> {
   const row = await catalogue.direct.one(
     'SELECT (SELECT count(*) FROM products) AS products, (SELECT count(*) FROM features) AS features, (SELECT max(updated_at) FROM products) AS updated');
   return JSON.stringify(row);
-}
-
-function describeExchange(request: RawRequest, response: RawResponse): string {
-  return `${request.method} ${JSON.stringify(request.target)} -> ${response.status} ${JSON.stringify(response.body.toString('utf8').slice(0, 300))}`;
 }
 
 /**

@@ -71,9 +71,9 @@ export function withBody(routes: fc.Arbitrary<{ method: string; path: string }>,
       { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
       { weight: 1, arbitrary: fc.constant(undefined) },
     ),
-    headers: fc.array(extraHeader, { maxLength: 2 }),
+    headers: fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(extraHeader, { minLength: 1, maxLength: 2 }) }),
     body: fc.option(bodies, { nil: undefined, freq: 8 }),
-    chunkSize: fc.option(fc.integer({ min: 1, max: 4096 }), { nil: undefined, freq: 4 }),
+    chunkSize: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 4096 }) }),
   }).map(({ route, contentType, headers, body, chunkSize }) => {
     const all: [string, string][] = [...(contentType === undefined ? [] : [['content-type', contentType] as [string, string]]), ...headers];
     if (body === undefined) return { method: route.method, target: route.path, headers: all };

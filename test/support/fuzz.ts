@@ -1,7 +1,7 @@
 // Shared by the fuzz tests (test/fuzz/): how many random inputs to try and
 // from which seed, and what an answer to bad input must never contain.
 import type { Parameters } from 'fast-check';
-import type { RawRequest } from './raw-http.ts';
+import type { RawRequest, RawResponse } from './raw-http.ts';
 
 /** The seed CI uses: the same inputs on every run, so a failure reproduces. */
 export const DEFAULT_FUZZ_SEED = 20261121;
@@ -39,7 +39,7 @@ const LEAKS: readonly RegExp[] = [
   /invalid input syntax|out of range for type|violates .*constraint|duplicate key|syntax error at or near|relation "|column "|does not exist/i,
   /\bpg_|postgres(?:ql)?:\/\/|ECONNREFUSED|ECONNRESET|127\.0\.0\.1|password/i,
   /\b(?:TypeError|RangeError|ReferenceError|SyntaxError): /, // a JavaScript exception as such
-  /Cannot read propert|is not a function|is not defined|Maximum call stack/i,
+  /Cannot read propert|[\w$] is not (?:a function|defined|iterable)|Maximum call stack/i, // JavaScript errors, not GraphQL's `Variable "$x" is not defined`
 ];
 
 /**
@@ -87,4 +87,9 @@ export function requestText(request: RawRequest): string {
     });
   }
   return [request.target, target, decoded, request.body?.toString('utf8') ?? ''].join('\n');
+}
+
+/** One line for a failure report: the request and the start of its answer. */
+export function describeExchange(request: RawRequest, response: RawResponse): string {
+  return `${request.method} ${JSON.stringify(request.target)} -> ${response.status} ${JSON.stringify(response.body.toString('utf8').slice(0, 300))}`;
 }

@@ -1,0 +1,95 @@
+// Property-based fuzzing of /graphql with random and malformed input, over raw
+// HTTP (test/fuzz/graphql-inputs.ts, graphql-documents.ts), under both
+// executors. For every answer: no 5xx; every error has a message and nothing
+// internal (no stack, SQL, file path, no masked internal error: bad input must
+// never crash a resolver); Object.prototype stays clean; and a normal query
+// still works afterwards. Seed and runs: test/support/fuzz.ts.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { describeExchange, fuzzParameters, leaksIn, objectPrototypeKeys, requestText } from '../support/fuzz.ts';
+import { rawRequest, type RawRequest, type RawResponse } from '../support/raw-http.ts';
+import { getRequest, postRequest } from './graphql-inputs.ts';
+
+let catalogue: TestCatalogue;
+const prototypeBefore = objectPrototypeKeys();
+
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+});
+
+afterAll(async () => {
+  await catalogue?.dispose();
+});
+
+interface AnswerError {
+  message?: unknown;
+  extensions?: { code?: unknown; stacktrace?: unknown };
+}
+
+/** The errors of an answer: GraphQL's `errors`, or the one error of a Fastify or legacy body. */
+function errorsOf(body: unknown): AnswerError[] {
+  if (Array.isArray(body)) return body.flatMap(errorsOf);
+  if (typeof body !== 'object' || body === null) return [];
+  const { errors, error, message } = body as { errors?: AnswerError[]; error?: unknown; message?: unknown };
+  if (Array.isArray(errors)) return errors;
+  return error === undefined ? [] : [{ message: message ?? error }];
+}
+
+/** The checks every answer to fuzzed GraphQL input must pass. */
+function expectSafeAnswer(request: RawRequest, response: RawResponse): void {
+  const exchange = describeExchange(request, response);
+  expect(response.status, exchange).toBeLessThan(500);
+  const text = response.body.toString('utf8');
+  // GET with Accept: text/html and no query is the IDE page.
+  if (!text || response.headers['content-type']?.startsWith('text/html')) return;
+  const errors = errorsOf(JSON.parse(text));
+  if (response.status >= 400) expect(errors.length, exchange).toBeGreaterThan(0);
+  for (const error of errors) {
+    expect(error.message, exchange).toEqual(expect.any(String));
+    expect(error.extensions?.code, exchange).not.toBe('INTERNAL_SERVER_ERROR');
+    expect(error.extensions?.stacktrace, exchange).toBeUndefined();
+    expect(leaksIn(`${String(error.message)}\n${JSON.stringify(error.extensions ?? {})}`, requestText(request)), exchange).toEqual([]);
+  }
+}
+
+describe.each(EXECUTORS)('GraphQL fuzzing with $engine', ({ env: executor }) => {
+  let client: TestClient;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: executor });
+    baseUrl = await client.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  async function expectNormalQueryWorks(): Promise<void> {
+    const response = await client.post<{ products: { id: string; name: string }[] }>('{ products(count: 2) { id name styles { id } } }');
+    expect(response.status, response.raw).toBe(200);
+    expect(response.body.errors).toBeUndefined();
+    expect(response.body.data?.products).toHaveLength(2);
+  }
+
+  it('POST /graphql: random documents, variables, extensions, batches and bodies under any content type', async () => {
+    await fc.assert(fc.asyncProperty(postRequest, async (request) => {
+      expectSafeAnswer(request, await rawRequest(baseUrl, request));
+    }), fuzzParameters(250));
+    await expectNormalQueryWorks();
+  });
+
+  it('GET /graphql: random query parameters', async () => {
+    await fc.assert(fc.asyncProperty(getRequest, async (request) => {
+      expectSafeAnswer(request, await rawRequest(baseUrl, request));
+    }), fuzzParameters(150));
+    await expectNormalQueryWorks();
+  });
+
+  it('afterwards: Object.prototype is untouched and normal queries still work', async () => {
+    expect(objectPrototypeKeys()).toEqual(prototypeBefore);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    await expectNormalQueryWorks();
+  });
+});
