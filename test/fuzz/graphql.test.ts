@@ -58,7 +58,8 @@ describe.each(EXECUTORS)('GraphQL fuzzing with $engine', ({ env: executor }) => 
   let baseUrl: string;
 
   beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: executor });
+    // Production settings (internal errors masked), with the response cache on: it keys on documents and variables too.
+    client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { ...executor, CACHE: 'on' } });
     baseUrl = await client.app.listen({ port: 0, host: '127.0.0.1' });
   });
 
