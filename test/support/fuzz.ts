@@ -1,6 +1,7 @@
 // Shared by the fuzz tests (test/fuzz/): how many random inputs to try and
 // from which seed, and what an answer to bad input must never contain.
-import type { Parameters } from 'fast-check';
+import fc, { type Parameters } from 'fast-check';
+import { expect } from 'vitest';
 import type { RawRequest, RawResponse } from './raw-http.ts';
 
 /** The seed CI uses: the same inputs on every run, so a failure reproduces. */
@@ -20,11 +21,16 @@ function envInteger(name: string, min: number, max: number): number | undefined 
  * seed, unless FUZZ_SEED (another seed) or FUZZ_RUNS (inputs per property) say
  * otherwise. A failure report names the seed and path to replay it.
  */
-export function fuzzParameters<T>(defaultRuns: number): Parameters<T> {
+function fuzzParameters<T>(defaultRuns: number): Parameters<T> {
   return {
     seed: envInteger('FUZZ_SEED', -(2 ** 31), 2 ** 31 - 1) ?? DEFAULT_FUZZ_SEED,
     numRuns: envInteger('FUZZ_RUNS', 1, 1_000_000) ?? defaultRuns,
   };
+}
+
+/** Runs `check` on random `inputs` (see fuzzParameters); a failure is shrunk to a small counterexample. */
+export async function fuzz<T>(inputs: fc.Arbitrary<T>, defaultRuns: number, check: (input: T) => Promise<void>): Promise<void> {
+  await fc.assert(fc.asyncProperty(inputs, check), fuzzParameters<[T]>(defaultRuns));
 }
 
 /** Internals an answer must never show: stacks, file paths, SQL, database and driver messages. */
@@ -66,9 +72,19 @@ export function leaksIn(text: string, request: string): string[] {
   return LEAKS.filter((pattern) => pattern.test(checked)).map((pattern) => `${pattern} in ${JSON.stringify(checked.slice(0, 500))}`);
 }
 
-/** Every own property of Object.prototype, to compare before and after (prototype pollution). */
-export function objectPrototypeKeys(): string[] {
+function objectPrototypeKeys(): string[] {
   return Reflect.ownKeys(Object.prototype).map(String).sort();
+}
+
+/** A check that Object.prototype gained no property (prototype pollution) since this was called. */
+export function watchObjectPrototype(): { expectUntouched(): void } {
+  const before = objectPrototypeKeys();
+  return {
+    expectUntouched() {
+      expect(objectPrototypeKeys()).toEqual(before);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  };
 }
 
 /** The text a server could quote back from this request (decoded target and body), for leak checks. */
