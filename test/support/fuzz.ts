@@ -1,11 +1,12 @@
 // Shared by the fuzz tests (test/fuzz/): how many random inputs to try and
-// from which seed, and what an answer to bad input must never contain.
+// from which seed, what an answer to bad input must never contain, and how a
+// failing exchange is reported.
 import fc, { type Parameters } from 'fast-check';
 import { expect } from 'vitest';
 import type { RawRequest, RawResponse } from './raw-http.ts';
 
 /** The seed CI uses: the same inputs on every run, so a failure reproduces. */
-export const DEFAULT_FUZZ_SEED = 20261121;
+const DEFAULT_FUZZ_SEED = 20261121;
 
 function envInteger(name: string, min: number, max: number): number | undefined {
   const raw = process.env[name]?.trim();
