@@ -8,6 +8,7 @@ import type { GraphQLContext } from './context.ts';
 import { logInternalErrors, makeFormatError, serviceUnavailableStatus } from './errors.ts';
 import { resolvers } from './resolvers/index.ts';
 import { jitGateway } from './jit.ts';
+import { knownOperationTypes } from './known-operation-types.ts';
 import { responseCachePlugin } from './response-cache-plugin.ts';
 import { cacheControlPlugin } from './cache-control-plugin.ts';
 import { trustedDocumentsPlugin } from './trusted-documents.ts';
@@ -61,7 +62,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     // Apollo's own switch would refuse introspection with a message about its
     // constructor options; graphql-js's rule says plainly that it is disabled.
     introspection: true,
-    validationRules: options.introspection ? [] : [NoSchemaIntrospectionCustomRule],
+    validationRules: [knownOperationTypes, ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])],
     plugins: [
       operationRecordPlugin<GraphQLContext>(),
       ApolloServerPluginLandingPageDisabled(),

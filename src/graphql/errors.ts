@@ -44,9 +44,32 @@ const CLIENT_CODES = new Set([
 /** graphql-js's hint at the end of a message, as Apollo's own suggestion masking matches it. */
 const SUGGESTION = / ?Did you mean(.+?)\?$/;
 
+/** The HTTP status an error asks for (Apollo's own request errors carry one), if any. */
+function httpStatus(error: unknown): number | undefined {
+  const status = (error as { extensions?: { http?: { status?: unknown } } } | null)?.extensions?.http?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/**
+ * A stack overflow outside any field: parsing (graphql-js) or compiling
+ * (graphql-jit) a document nested thousands of levels deep. The client's doing,
+ * and "Maximum call stack size exceeded" is nothing to show it.
+ */
+function tooDeep(error: unknown): boolean {
+  if ((error as GraphQLError | null)?.path) return false;
+  for (let cause = error; cause instanceof Error; cause = (cause as GraphQLError).originalError ?? cause.cause) {
+    if (cause instanceof RangeError) return true;
+  }
+  return false;
+}
+
 function isClientError(error: unknown, code: unknown): boolean {
   const original = unwrapResolverError(error);
-  return original instanceof ValidationError || original instanceof NotFoundError || (typeof code === 'string' && CLIENT_CODES.has(code));
+  if (original instanceof ValidationError || original instanceof NotFoundError || (typeof code === 'string' && CLIENT_CODES.has(code))) return true;
+  // A 4xx without a code: Apollo's "Unsupported persisted query version",
+  // "provided sha does not match query". Their messages are for the client.
+  const status = httpStatus(error);
+  return (status !== undefined && status >= 400 && status < 500) || tooDeep(error);
 }
 
 export function makeFormatError(options: { mask: boolean; suggestions: boolean }) {
@@ -63,7 +86,9 @@ export function makeFormatError(options: { mask: boolean; suggestions: boolean }
     }
     if (isClientError(error, formatted.extensions?.code)) {
       const { stacktrace: _stack, http: _http, ...extensions } = formatted.extensions ?? {};
-      return { ...formatted, extensions };
+      // Apollo fills in INTERNAL_SERVER_ERROR when a request error has no code.
+      if (extensions.code === 'INTERNAL_SERVER_ERROR') extensions.code = 'BAD_REQUEST';
+      return { ...formatted, ...(tooDeep(error) ? { message: 'The document is nested too deeply.' } : {}), extensions };
     }
     if (!options.mask) return formatted;
     return { message: 'Internal server error', path: formatted.path, locations: formatted.locations, extensions: { code: 'INTERNAL_SERVER_ERROR' } };

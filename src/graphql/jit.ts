@@ -30,6 +30,13 @@ function withGraphQLErrors(result: ExecutionResult): ExecutionResult {
   return { ...result, errors };
 }
 
+/** graphql-js's error for an operation name that names no operation of the document. */
+function unresolvedOperation(operationName: string | null | undefined): GraphQLError {
+  return new GraphQLError(operationName != null
+    ? `Unknown operation named "${operationName}".`
+    : 'Must provide operation name if query contains multiple operations.');
+}
+
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
   const compiled = new Map<string, CompiledQuery | ExecutionResult>();
   let notify: ((context: { apiSchema: GraphQLSchema; coreSupergraphSdl: string }) => void) | undefined;
@@ -42,6 +49,11 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
       notify?.({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
       return {
         executor: async (requestContext) => {
+          // No operation by the requested name (or no name and several operations):
+          // graphql-jit would run the only operation there is (it takes "" for no
+          // name); answer like graphql-js instead, and Apollo makes it a 400
+          // OPERATION_RESOLUTION_FAILURE.
+          if (!requestContext.operation) return { errors: [unresolvedOperation(requestContext.request.operationName)] };
           const key = `${requestContext.queryHash}:${requestContext.operationName ?? ''}`;
           let query = compiled.get(key);
           if (query) {

@@ -27,7 +27,9 @@ export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<Gr
       let leader: ((body: string | undefined) => void) | undefined;
       return {
         async responseForOperation({ operation, request, queryHash }) {
-          if (operation.operation !== 'query') return null;
+          // `operation` is undefined (whatever its type says) when no operation has the
+          // requested name; execution then answers 400 OPERATION_RESOLUTION_FAILURE.
+          if (operation?.operation !== 'query') return null;
           key = `gql:${queryHash}:${request.operationName ?? ''}:${canonicalJson(request.variables ?? {})}`;
           const cached = await cache.lookup(key);
           if (cached) return served(cached.body, 'hit');

@@ -97,6 +97,10 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
       request.log.error({ err: error, requestId: request.id }, 'internal error in a REST route');
       return reply.code(500).send({ error: 'internal server error' });
     });
+    // Every unknown route or method (`PUT /products`, `/products/1/nope`, any
+    // path: Fastify has one not-found handler per prefix) is a 404 in the legacy
+    // shape, and a body it cannot parse meets the error handler above.
+    scope.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `no route ${request.method} ${JSON.stringify(request.url.split('?')[0])}` }));
 
     const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
     const productId = (request: FastifyRequest) => positiveInt((request.params as { product_id: string }).product_id, 'product_id');

@@ -109,4 +109,10 @@ describe('GraphQL single flight (in-process cache)', () => {
     const statements = responses.reduce((n, r) => n + r.sql, 0);
     expect(statements).toBe(responses.find((r) => r.cache === 'miss')!.sql);
   });
+
+  it('an operation name that names no operation is a 400, not a crash of the cache (found by the fuzz tests)', async () => {
+    const response = await client.postRaw(JSON.stringify({ query: 'query Detail { product(id: "1") { id } }', operationName: 'Other' }));
+    expect(response.status, response.raw).toBe(400);
+    expect(response.body.errors?.[0]).toMatchObject({ message: 'Unknown operation named "Other".', extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
+  });
 });

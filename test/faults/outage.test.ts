@@ -162,6 +162,7 @@ describe('a Postgres that accepts connections and never answers', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     port = (silent.address() as net.AddressInfo).port;
     client = await createTestClient(`postgresql://postgres:postgres@127.0.0.1:${port}/catalogue`, {
+      apiKey: false, // no key can be created in a database that never answers
       nodeEnv: 'production',
       env: { DATABASE_CONNECT_TIMEOUT_MS: '500', DATABASE_POOL_QUEUE_TIMEOUT_MS: '2000' },
     });

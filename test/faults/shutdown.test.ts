@@ -5,13 +5,16 @@
 // a bounded time.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { createTestApiKey, createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 import { HeldLocks, lockWaiters } from '../support/locks.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 
 let catalogue: TestCatalogue;
+/** Headers of a write: writes need an API key. */
+let writeHeaders: Record<string, string>;
 beforeAll(async () => {
   catalogue = await createTestCatalogue();
+  writeHeaders = { 'content-type': 'application/json', authorization: `Bearer ${await createTestApiKey(catalogue.db.url)}` };
 });
 afterAll(async () => {
   await catalogue?.dispose();
@@ -75,7 +78,7 @@ describe.each([
     const lock = await HeldLocks.take(catalogue.db.url, `SELECT id FROM products WHERE id = ${id} FOR UPDATE`);
     let inFlight: Promise<{ status: number; body: { name?: string } }> | undefined;
     try {
-      inFlight = fetch(`${server.url}/products/${id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+      inFlight = fetch(`${server.url}/products/${id}`, { method: 'PUT', headers: writeHeaders, body: JSON.stringify({ name }) })
         .then(async (response) => ({ status: response.status, body: await response.json() as { name?: string } }));
       inFlight.catch(() => {});
       await lockWaiters(catalogue.db.url, 1);
@@ -103,7 +106,7 @@ describe('SIGTERM with a request that outlives SHUTDOWN_TIMEOUT_MS', () => {
     const server = await startApiProcess({ DATABASE_URL: catalogue.db.url, CACHE: 'off', DATABASE_STATEMENT_TIMEOUT_MS: '60000', SHUTDOWN_TIMEOUT_MS: '500' });
     const lock = await HeldLocks.take(catalogue.db.url, 'SELECT id FROM products WHERE id = 30 FOR UPDATE');
     try {
-      fetch(`${server.url}/products/30`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"name":"never"}' }).catch(() => {});
+      fetch(`${server.url}/products/30`, { method: 'PUT', headers: writeHeaders, body: '{"name":"never"}' }).catch(() => {});
       await lockWaiters(catalogue.db.url, 1);
       const signalled = performance.now();
       server.child.kill('SIGTERM');

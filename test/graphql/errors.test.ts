@@ -115,6 +115,55 @@ describe.each(EXECUTORS)('internal errors with $engine', ({ env: executor }) => 
   });
 });
 
+// Found by the fuzz tests (test/fuzz/graphql.test.ts): each of these was an
+// internal error (masked, logged, some a 500), or ran an operation the client
+// did not name. They are the client's mistakes: 400 with a message and a code.
+describe.each(EXECUTORS)('malformed requests are client errors with $engine', ({ engine, env: executor }) => {
+  let client: TestClient;
+
+  beforeAll(async () => {
+    client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: executor });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  const post = (payload: Record<string, unknown>) => client.postRaw(JSON.stringify(payload));
+
+  it.each([
+    ['an unknown operation name', { query: '{ __typename }', operationName: 'Nope' }, 'Unknown operation named "Nope".', 'OPERATION_RESOLUTION_FAILURE'],
+    ['an empty operation name', { query: 'mutation Remove { deleteProduct(id: "1") }', operationName: '' }, 'Unknown operation named "".', 'OPERATION_RESOLUTION_FAILURE'],
+    ['two operations and no name', { query: 'query A { __typename } query B { __typename }' }, 'Must provide operation name if query contains multiple operations.', 'OPERATION_RESOLUTION_FAILURE'],
+    ['a subscription (the schema has none)', { query: 'subscription { product(id: "1") { id } }' }, 'The schema has no subscription operations.', 'GRAPHQL_VALIDATION_FAILED'],
+    ['a persisted query without a version', { query: '{ __typename }', extensions: { persistedQuery: {} } }, 'Unsupported persisted query version', 'BAD_REQUEST'],
+    ['a persisted query hash that does not match', { query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } }, 'provided sha does not match query', 'BAD_REQUEST'],
+    ['a document nested 5,000 levels deep', { query: `{ product(id: ${'['.repeat(5000)}"1"${']'.repeat(5000)}) { id } }` }, 'The document is nested too deeply.', 'GRAPHQL_PARSE_FAILED'],
+  ])('%s', async (_name, payload, message, code) => {
+    const response = await post(payload);
+    expect(response.status, response.raw).toBe(400);
+    expect(response.body.errors).toHaveLength(1);
+    expect(response.body.errors?.[0]).toMatchObject({ message, extensions: { code } });
+  });
+
+  it('runs nothing when the operation name matches no operation', async () => {
+    const { id } = await catalogue.direct.one<{ id: number }>('SELECT max(id) AS id FROM products');
+    const response = await post({ query: `mutation Remove { deleteProduct(id: "${id}") }`, operationName: '' });
+    expect(response.status).toBe(400);
+    expect(await catalogue.direct.rows('SELECT id FROM products WHERE id = $1', [id])).toHaveLength(1);
+  });
+
+  it('a selection nested a thousand levels deep is never an internal error', async () => {
+    const response = await post({ query: `{ product(id: "999999") ${'{ related '.repeat(1000)}{ id }${' }'.repeat(1000)} }` });
+    // graphql-js runs it (the product is null); graphql-jit cannot compile it that deep.
+    if (engine === 'graphql-jit') {
+      expect(response.status).toBe(400);
+      expect(response.body.errors?.[0]).toMatchObject({ message: 'The document is nested too deeply.', extensions: { code: 'BAD_REQUEST' } });
+    } else {
+      expect(response.body).toEqual({ data: { product: null } });
+    }
+  });
+});
+
 describe.each(EXECUTORS)('an unreachable database with $engine', ({ env: executor }) => {
   let db: TestDatabase;
   let client: TestClient;

@@ -3,7 +3,7 @@
 // with exactly one completion line (GraphQL: operation, status, duration);
 // internal errors are logged with the request id; LOG_LEVEL is respected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/util/free-port.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -96,15 +96,19 @@ describe('internal errors and LOG_LEVEL', () => {
   // A server whose database is a closed port: every read is an internal error.
   const clients: { info?: TestClient; warn?: TestClient } = {};
   const logs = { info: new CapturedLog(), warn: new CapturedLog() };
+  let unmigrated: TestDatabase | undefined;
   beforeAll(async () => {
-    const deadDatabase = `postgres://postgres@127.0.0.1:${await freePort()}/catalogue`;
+    // A database without the catalogue's tables: every read is an internal
+    // error (an unreachable one would be a 503 "database unavailable" instead).
+    unmigrated = await createTestDatabase({ migrated: false });
     for (const level of ['info', 'warn'] as const) {
-      clients[level] = await createTestClient(deadDatabase, { apiKey: false, nodeEnv: 'production', env: { LOG_LEVEL: level }, logDestination: logs[level] });
+      clients[level] = await createTestClient(unmigrated.url, { apiKey: false, nodeEnv: 'production', env: { LOG_LEVEL: level }, logDestination: logs[level] });
     }
   });
   afterAll(async () => {
     await clients.info?.close();
     await clients.warn?.close();
+    await unmigrated?.drop();
   });
 
   it('a GraphQL internal error is logged with the request id; the completion line follows', async () => {
@@ -112,7 +116,7 @@ describe('internal errors and LOG_LEVEL', () => {
     expect(response.body.errors?.[0]?.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
     const lines = logs.info.of('log-err-gql');
     expect(lines.map((line) => [line.level, line.msg])).toEqual([[50, 'internal error in a GraphQL operation'], [30, 'request completed']]);
-    expect(lines[0]).toMatchObject({ operationName: 'Broken', error: expect.stringMatching(/ECONNREFUSED/) });
+    expect(lines[0]).toMatchObject({ operationName: 'Broken', error: expect.stringMatching(/relation "products" does not exist/) });
     expect(lines[1]).toMatchObject({ operation: 'Broken', graphqlErrors: 1 });
   });
 

@@ -255,3 +255,26 @@ describe('writes', () => {
     expect((await send('PUT', '/products/1000012', { name: 'x' })).statusCode).toBe(404);
   });
 });
+
+describe('unknown routes and methods', () => {
+  // Found by the fuzz tests (test/fuzz/rest.test.ts): these answered Fastify's
+  // own {"message", "error", "statusCode"} (and "code": "FST_ERR_CTP_…" for a body).
+  it.each([
+    ['PUT', '/products', 'no route PUT "/products"'],
+    ['PATCH', '/products/1', 'no route PATCH "/products/1"'],
+    ['GET', '/products/1/photos?page=2', 'no route GET "/products/1/photos"'],
+    ['GET', '/products/1/styles/2', 'no route GET "/products/1/styles/2"'],
+  ] as const)('%s %s is 404 {"error": ...}', async (method, url, message) => {
+    const response = await client.app.inject({ method, url });
+    expect(response.statusCode).toBe(404);
+    expect(JSON.parse(response.body)).toEqual({ error: message });
+  });
+
+  it('a body an unknown route cannot parse is a 400 in the legacy shape too', async () => {
+    for (const payload of ['', '{"name": ']) {
+      const response = await client.app.inject({ method: 'PUT', url: '/products', payload, headers: { 'content-type': 'application/json' } });
+      expect(response.statusCode).toBe(400);
+      expect(JSON.parse(response.body)).toEqual({ error: 'request body is not valid JSON' });
+    }
+  });
+});
