@@ -255,7 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsMaxOperationNames: read.integer('METRICS_MAX_OPERATION_NAMES', 100, 1, 10_000),
     // Defaults at least as strict as graphql-armor's (depth 6, aliases 15, tokens 1000, directives 50, cost 5000).
     graphqlLimits: {
-      maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 6, 1, 1000),
+      maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 6, 1, 10_000),
       maxAliases: read.integer('GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
       maxTokens: read.integer('GRAPHQL_MAX_TOKENS', 1000, 1, 1_000_000),
       maxDirectives: read.integer('GRAPHQL_MAX_DIRECTIVES', 50, 0, 10_000),
