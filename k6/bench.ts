@@ -67,7 +67,7 @@ runCommand(async () => {
     const measure = async (target: Target) => {
       const name = `${target.scenario}-w${target.workers}${target.cache ? `-${target.cache}` : ''}`;
       const setup = `${target.workers} worker${target.workers === 1 ? '' : 's'}${target.cache ? `, cache ${target.cache}` : ''}`;
-      if (target.scenario === 'graphql-apq') await registerPersistedQuery(target.server.url);
+      if (target.scenario === 'graphql-apq') await registerPersistedQuery(target.server.url, target.workers);
       console.log(`${target.scenario} (${setup}): warming up`);
       generate(target, plan.generator === 'k6' ? { rate: 200 } : plan.loads[0]!, `${WARMUP_SECONDS}s`, `${name}-warmup`);
       for (const load of plan.loads) {

@@ -3,17 +3,27 @@
 // the x-sql-statements header when the generator did not record it (wrk, or
 // a k6 scenario without the sql_statements trend).
 import crypto from 'node:crypto';
+import { freshGet } from './fresh-get.ts';
 
 export const PRODUCT_WITH_STYLES = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
 export const PRODUCT_WITH_STYLES_HASH = crypto.createHash('sha256').update(PRODUCT_WITH_STYLES).digest('hex');
 
-/** Registers the nested query's text under its hash, so hash-only requests work. */
-export async function registerPersistedQuery(baseUrl: string): Promise<void> {
-  const response = await fetch(`${baseUrl}/graphql`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: PRODUCT_WITH_STYLES, variables: { id: '1' }, extensions: { persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } } }),
+/**
+ * Registers the nested query's text under its hash, so hash-only requests
+ * work. Without Redis each cluster worker keeps its own APQ store, so it is
+ * registered on fresh connections, several per worker (node:cluster hands
+ * connections out round robin), until every worker has it.
+ */
+export async function registerPersistedQuery(baseUrl: string, workers = 1): Promise<void> {
+  const params = new URLSearchParams({
+    query: PRODUCT_WITH_STYLES,
+    variables: JSON.stringify({ id: '1' }),
+    extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }),
   });
-  if (!response.ok) throw new Error(`registering the persisted query failed: HTTP ${response.status}`);
+  for (let i = 0; i < 4 * workers; i++) {
+    const response = await freshGet(`${baseUrl}/graphql?${params}`);
+    if (response.status !== 200) throw new Error(`registering the persisted query failed: HTTP ${response.status}`);
+  }
 }
 
 /** One request of `scenario` for a random product id up to idMax (a random page for listings). */
