@@ -32,6 +32,12 @@ export interface Config {
   /** Root of local state (embedded Postgres data, sample CSVs). Git-ignored. */
   dataDir: string;
   embeddedPostgresPort: number;
+  /**
+   * shared_buffers of the embedded Postgres. 2GB holds the full-scale
+   * catalogue's hot tables (the styles documents, products and their keys);
+   * Linux gives the memory only as pages are used.
+   */
+  embeddedPostgresSharedBuffers: string;
   /** Scale of the sample catalogue loaded into an empty embedded database. */
   sampleScale: number;
   host: string;
@@ -189,6 +195,17 @@ class Reader {
     return parsed;
   }
 
+  /** A Postgres memory setting: digits and kB, MB or GB. */
+  memorySize(name: string, fallback: string): string {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+(kB|MB|GB)$/.test(value)) {
+      this.problems.push(`${name} must be a size like 512MB or 2GB (got "${value}")`);
+      return fallback;
+    }
+    return value;
+  }
+
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
     const value = this.raw(name);
     if (value === undefined) return fallback;
@@ -228,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseReplicaCheckMs: read.integer('DATABASE_REPLICA_CHECK_MS', 1000, 10, 60_000),
     dataDir: path.resolve(read.string('DATA_DIR', '.data')),
     embeddedPostgresPort: read.integer('EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    embeddedPostgresSharedBuffers: read.memorySize('EMBEDDED_PG_SHARED_BUFFERS', '2GB'),
     sampleScale: read.number('SAMPLE_SCALE', 0.01, 0.00001, 1),
     host: read.string('HOST', '0.0.0.0'),
     port: read.integer('PORT', 4000, 0, 65535),

@@ -16,6 +16,7 @@ export async function openDatabase(config: Config, log: (message: string) => voi
   const embedded = await startEmbeddedPostgres({
     dir: path.join(config.dataDir, 'postgres'),
     port: config.embeddedPostgresPort,
+    sharedBuffers: config.embeddedPostgresSharedBuffers,
     log,
   });
   return { url: embedded.url, embedded: true, close: () => embedded.stop() };

@@ -43,11 +43,11 @@ const DATABASE = 'catalogue';
 
 // Settings for a catalogue that is bulk loaded and then read: bigger WAL so a
 // load does not checkpoint every few seconds, and memory for index builds.
+// shared_buffers comes from the caller (config EMBEDDED_PG_SHARED_BUFFERS).
 const SERVER_FLAGS = [
   '-c', 'max_wal_size=4GB',
   '-c', 'checkpoint_timeout=15min',
   '-c', 'maintenance_work_mem=512MB',
-  '-c', 'shared_buffers=512MB',
   '-c', 'max_connections=200',
   '-c', 'listen_addresses=127.0.0.1',
 ];
@@ -65,6 +65,8 @@ export interface EmbeddedOptions {
   port: number;
   /** Throwaway instances (tests) delete their directory on stop. */
   persistent?: boolean;
+  /** Postgres shared_buffers (e.g. 2GB); 128MB, Postgres's own default, when not given. */
+  sharedBuffers?: string;
   log?: (message: string) => void;
 }
 
@@ -93,7 +95,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     password: PASSWORD,
     persistent,
     createPostgresUser: true,
-    postgresFlags: SERVER_FLAGS,
+    postgresFlags: [...SERVER_FLAGS, '-c', `shared_buffers=${options.sharedBuffers ?? '128MB'}`],
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     onLog: () => {},
     onError: () => {},
