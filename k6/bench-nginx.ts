@@ -17,7 +17,7 @@ import { BenchError } from './bench/bench-error.ts';
 import { ensureBenchCatalogue } from './bench/catalogue.ts';
 import { ensureK6, readK6Metrics, runK6 } from './bench/k6.ts';
 import { type RunningNginx, nginxVersion, requestsPerUpstream, startNginx } from './bench/nginx.ts';
-import { durationSeconds } from './bench/plan.ts';
+import { durationSeconds, parseScale } from './bench/plan.ts';
 import { type ServerProcess, startApi } from './bench/server-process.ts';
 
 const SCENARIO = 'rest-styles';
@@ -34,8 +34,7 @@ runCommand(async () => {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const scale = Number(values.scale);
-  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new UsageError('--scale must be a number above 0 and at most 1');
+  const scale = parseScale(values.scale);
   if (!(Number(values.rate) >= 1)) throw new UsageError('--rate must be at least 1 (requests per second)');
   if (!(durationSeconds(values.duration) > 0)) throw new UsageError(`--duration must be a duration like 10s (got ${values.duration})`);
   const config = loadConfig();

@@ -18,7 +18,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { BenchError } from './bench/bench-error.ts';
 import { ensureBenchCatalogue } from './bench/catalogue.ts';
 import { SCENARIO_DIR, ensureK6, k6Measurement, readK6Metrics } from './bench/k6.ts';
-import { durationSeconds } from './bench/plan.ts';
+import { durationSeconds, parseScale } from './bench/plan.ts';
 import { CACHE_MODES, type CacheMode, startApi } from './bench/server-process.ts';
 
 const SAMPLE_SECONDS = 10;
@@ -61,8 +61,7 @@ runCommand(async () => {
   const seconds = durationSeconds(values.duration);
   const warmup = durationSeconds(values.warmup);
   if (!(seconds > 0) || !(warmup >= 0) || warmup >= seconds) throw new UsageError('--duration and --warmup must be durations like 30m and 2m, the warm-up shorter');
-  const scale = Number(values.scale);
-  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new UsageError('--scale must be a number above 0 and at most 1');
+  const scale = parseScale(values.scale);
   if (!fs.existsSync(path.join(SCENARIO_DIR, `${values.scenario}.ts`))) throw new UsageError(`no k6 scenario k6/scenarios/${values.scenario}.ts`);
   if (!(CACHE_MODES as readonly string[]).includes(values.cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
 

@@ -39,6 +39,13 @@ function positiveIntegers(name: string, values: string[]): number[] {
   return [...new Set(numbers)].sort((a, b) => a - b);
 }
 
+/** `--scale`: a number above 0 and at most 1, or a usage error. */
+export function parseScale(text: string): number {
+  const scale = Number(text);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new UsageError('--scale must be a number above 0 and at most 1');
+  return scale;
+}
+
 /** k6-style durations (30s, 1m, 1m30s, 500ms, or bare seconds) in seconds; NaN when malformed. */
 export function durationSeconds(duration: string): number {
   if (/^\d+$/.test(duration)) return Number(duration);
@@ -65,8 +72,7 @@ export function parsePlan(args: string[]): BenchPlan {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const scale = Number(values.scale);
-  if (!Number.isFinite(scale) || scale <= 0 || scale > 1) throw new UsageError('--scale must be a number above 0 and at most 1');
+  const scale = parseScale(values.scale);
   const generator = values.generator;
   if (generator !== 'k6' && generator !== 'wrk') throw new UsageError('--generator must be k6 or wrk');
   const cacheModes = [...new Set(list(values.cache, 'off'))] as CacheMode[];
