@@ -4,6 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { withSessionSettings } from './session-settings.ts';
 
 export type Prisma = PrismaClient;
 
@@ -69,7 +70,7 @@ export function boundedPoolConfig(url: string, options: PoolOptions): pg.PoolCon
     }
   }
   return {
-    connectionString: url,
+    connectionString: withSessionSettings(url),
     max: options.poolSize,
     Client: BoundedClient,
     // A peer that vanished without closing the socket (host down, cable cut) is noticed.

@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import { countedPool, type Database } from './prisma.ts';
+import { withSessionSettings } from './session-settings.ts';
 import { ReadRouter } from './read-router.ts';
 import { Replica, replicaName } from './replica.ts';
 import { SharedWritePosition } from './shared-write-position.ts';
@@ -25,7 +26,7 @@ export async function connectReadReplicas(config: Config, database: Database, re
   const replicas = config.databaseReplicaUrls.map((url) => new Replica(
     replicaName(url),
     countedPool(database.statements, {
-      connectionString: url, max: config.databasePoolSize,
+      connectionString: withSessionSettings(url), max: config.databasePoolSize,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS,
     }),
     (replica, error) => {

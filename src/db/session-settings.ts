@@ -1,0 +1,27 @@
+// Settings every connection of the API's pools starts its session with, sent
+// in the startup message (the libpq `options` parameter): no extra statement,
+// no extra round trip, and a connection opened after a failover gets them too.
+//
+// plan_cache_mode=force_generic_plan: catalogue reads are named prepared
+// statements whose keys arrive as one array (`= ANY($1::int[])`, queries.ts).
+// Postgres costs a generic plan of such a statement for ten keys and a custom
+// plan for the keys it is given, so for the usual batch of one the generic
+// plan always looks dearer and Postgres re-plans the statement at every
+// execution; preparing bought nothing. The plans are the same index lookups
+// whatever the batch size, so one generic plan serves them all. Measured with
+// `GET /products/:id/styles` at full scale: Postgres CPU per request 0.41 ms
+// re-planning, 0.13 ms with the generic plan; 2,444 → 3,903 requests/s.
+// Writes (Prisma) are keyed single-row statements, equally served by it.
+const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan';
+
+/**
+ * `url` with the session settings in its `options` parameter. Options already
+ * in the URL (or in PGOPTIONS, which a URL's options would replace) come
+ * after ours, so an operator's own `-c plan_cache_mode=…` still wins.
+ */
+export function withSessionSettings(url: string): string {
+  const parsed = new URL(url);
+  const own = parsed.searchParams.get('options') ?? process.env.PGOPTIONS ?? '';
+  parsed.searchParams.set('options', own.trim() === '' ? SESSION_OPTIONS : `${SESSION_OPTIONS} ${own.trim()}`);
+  return parsed.toString();
+}
