@@ -14,6 +14,7 @@ import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/prisma.ts';
+import { CoalescedReads } from './db/coalesced-reads.ts';
 import { poolReads } from './db/reads.ts';
 import type { ReadRouter } from './db/read-router.ts';
 import { connectReadReplicas } from './db/replicas.ts';
@@ -105,7 +106,14 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     service.onProductsChanged(() => replicas.recordWrite());
     app.addHook('onClose', async () => replicas.close());
   }
-  const queries = new CatalogQueries(replicas ?? poolReads(database.pool));
+  const metrics = new CatalogueMetrics({
+    pools: { catalogue: database.pool, ...replicas?.replicaPools },
+    statements: database.statements,
+    cache,
+    maxOperationNames: config.metricsMaxOperationNames,
+  });
+  const reads = replicas ?? poolReads(database.pool);
+  const queries = new CatalogQueries(reads, new CoalescedReads(reads, database.statements, metrics.observeCoalescing));
   const pages = new ProductPages(queries, cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined);
   await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
   if (cache) {
@@ -143,12 +151,6 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   app.addHook('onClose', async () => database.close());
   closeConnectionsWhenDraining(app);
 
-  const metrics = new CatalogueMetrics({
-    pools: { catalogue: database.pool, ...replicas?.replicaPools },
-    statements: database.statements,
-    cache,
-    maxOperationNames: config.metricsMaxOperationNames,
-  });
   registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
     replicaStatus: replicas ? () => replicas.status() : undefined,
   });

@@ -1,6 +1,8 @@
 // Every read of the catalogue: keyed queries that take a batch of ids and
-// return the rows for all of them in one statement. Loaders batch into these;
-// nothing else reads the catalogue tables.
+// return the rows for all of them in one statement, and the page queries.
+// Loaders batch one request's keys into the keyed queries, and concurrent
+// requests' batches of the same query share one statement
+// (src/db/coalesced-reads.ts); nothing else reads the catalogue tables.
 //
 // Reads use plain `pg` with named prepared statements rather than Prisma: on
 // this hot path Prisma costs about 200 µs of CPU per query against 45 µs for
@@ -11,6 +13,7 @@
 // Prisma (src/catalog/service.ts). Which server answers (the primary or a read
 // replica) is up to `Reads` (src/db/reads.ts).
 import type pg from 'pg';
+import type { CoalescedReads, KeyedStatement } from '../db/coalesced-reads.ts';
 import type { Reads } from '../db/reads.ts';
 import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types.ts';
 
@@ -21,21 +24,35 @@ const productColumns = (table = '') =>
 const PRODUCT_COLUMNS = productColumns();
 const STYLE_COLUMNS = `s.id, s.product_id AS "productId", s.name, s.sale_price AS "salePrice", s.original_price AS "originalPrice", s.is_default AS "isDefault"`;
 
-const STATEMENTS = {
-  productsByIds: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ANY($1::int[])`,
-  featuresByProductIds: `SELECT id, product_id AS "productId", feature, value FROM features WHERE product_id = ANY($1::int[]) ORDER BY id`,
-  stylesByProductIds: `SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.product_id = ANY($1::int[]) ORDER BY s.id`,
+/** A keyed statement: its text, with `$1` the int[] of keys, and the key of each row it returns. */
+const keyed = <Row>(text: string, keyOf: (row: Row) => number): KeyedStatement<Row> => ({ text, keyOf });
+const byId = (row: { id: number }) => row.id;
+const byProductId = (row: { productId: number }) => row.productId;
+const byStyleId = (row: { styleId: number }) => row.styleId;
+
+/** Reads by a batch of keys: what loaders call, merged across concurrent requests (coalesced-reads.ts). */
+const KEYED = {
+  productsByIds: keyed<Product>(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ANY($1::int[])`, byId),
+  featuresByProductIds: keyed<Feature>(`SELECT id, product_id AS "productId", feature, value FROM features WHERE product_id = ANY($1::int[]) ORDER BY id`, byProductId),
+  stylesByProductIds: keyed<Style>(`SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.product_id = ANY($1::int[]) ORDER BY s.id`, byProductId),
   // Styles with their photos and skus, from the per-product read model
   // (product_style_documents, kept in sync by triggers; see its migration).
-  styleDocumentsByProductIds: `SELECT product_id AS "productId", styles FROM product_style_documents WHERE product_id = ANY($1::int[])`,
+  styleDocumentsByProductIds: keyed<{ productId: number; styles: Style[] }>(
+    `SELECT product_id AS "productId", styles FROM product_style_documents WHERE product_id = ANY($1::int[])`, byProductId),
   // A product page in one round trip: the product, its styles, their photos and skus.
-  productsWithStylesByIds: `
+  productsWithStylesByIds: keyed<Product & Required<Pick<Product, 'styles'>>>(`
     SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles
     FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
-    WHERE p.id = ANY($1::int[])`,
-  photosByStyleIds: `SELECT style_id AS "styleId", url, thumbnail_url AS "thumbnailUrl" FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`,
-  skusByStyleIds: `SELECT style_id AS "styleId", id, size, quantity FROM skus WHERE style_id = ANY($1::int[]) ORDER BY id`,
-  relatedByProductIds: `SELECT current_product_id AS "currentProductId", related_product_id AS "relatedProductId" FROM related WHERE current_product_id = ANY($1::int[]) ORDER BY id`,
+    WHERE p.id = ANY($1::int[])`, byId),
+  photosByStyleIds: keyed<PhotoRow>(`SELECT style_id AS "styleId", url, thumbnail_url AS "thumbnailUrl" FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
+  skusByStyleIds: keyed<SkuRow>(`SELECT style_id AS "styleId", id, size, quantity FROM skus WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
+  relatedByProductIds: keyed<Related>(
+    `SELECT current_product_id AS "currentProductId", related_product_id AS "relatedProductId" FROM related WHERE current_product_id = ANY($1::int[]) ORDER BY id`,
+    (row) => row.currentProductId),
+} as const;
+
+/** Reads of pages: one request's each. */
+const STATEMENTS = {
   // Legacy pages seek from an anchor id (see pages.ts), so OFFSET stays below the anchor spacing.
   productPageFrom: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id >= $1 ORDER BY id OFFSET $2 LIMIT $3`,
   // Every ANCHOR_SPACING-th product id, in order: an index-only scan of the primary key.
@@ -44,48 +61,60 @@ const STATEMENTS = {
 } as const;
 
 type StatementName = keyof typeof STATEMENTS;
+type KeyedName = keyof typeof KEYED;
+/** The row type of a keyed statement. */
+type RowOf<N extends KeyedName> = (typeof KEYED)[N] extends KeyedStatement<infer Row> ? Row : never;
 
 export class CatalogQueries {
   private readonly reads: Reads;
-  constructor(reads: Reads) {
+  private readonly coalesced: CoalescedReads;
+
+  /** `coalesced` runs the keyed reads (on `reads`, merged across requests); `reads` runs the others. */
+  constructor(reads: Reads, coalesced: CoalescedReads) {
     this.reads = reads;
+    this.coalesced = coalesced;
   }
 
-  private run<T extends pg.QueryResultRow>(name: StatementName, values: unknown[]): Promise<T[]> {
-    return this.reads.run(async (client) => (await client.query<T>({ name, text: STATEMENTS[name], values })).rows);
+  private keyed<N extends KeyedName>(name: N, keys: readonly number[]): Promise<RowOf<N>[]> {
+    return this.coalesced.read(name, KEYED[name] as KeyedStatement<RowOf<N>>, keys);
+  }
+
+  private async run<T extends pg.QueryResultRow>(name: StatementName, values: unknown[]): Promise<T[]> {
+    const route = await this.reads.route();
+    return route.run(async (client) => (await client.query<T>({ name, text: STATEMENTS[name], values })).rows);
   }
 
   productsByIds(ids: readonly number[]): Promise<Product[]> {
-    return this.run('productsByIds', [ids]);
+    return this.keyed('productsByIds', ids);
   }
 
   productsWithStylesByIds(ids: readonly number[]): Promise<(Product & Required<Pick<Product, 'styles'>>)[]> {
-    return this.run('productsWithStylesByIds', [ids]);
+    return this.keyed('productsWithStylesByIds', ids);
   }
 
   featuresByProductIds(ids: readonly number[]): Promise<Feature[]> {
-    return this.run('featuresByProductIds', [ids]);
+    return this.keyed('featuresByProductIds', ids);
   }
 
   stylesByProductIds(ids: readonly number[]): Promise<Style[]> {
-    return this.run('stylesByProductIds', [ids]);
+    return this.keyed('stylesByProductIds', ids);
   }
 
   /** Each product's styles with photos and skus embedded; products without styles have no row. */
   styleDocumentsByProductIds(ids: readonly number[]): Promise<{ productId: number; styles: Style[] }[]> {
-    return this.run('styleDocumentsByProductIds', [ids]);
+    return this.keyed('styleDocumentsByProductIds', ids);
   }
 
   photosByStyleIds(ids: readonly number[]): Promise<PhotoRow[]> {
-    return this.run('photosByStyleIds', [ids]);
+    return this.keyed('photosByStyleIds', ids);
   }
 
   skusByStyleIds(ids: readonly number[]): Promise<SkuRow[]> {
-    return this.run('skusByStyleIds', [ids]);
+    return this.keyed('skusByStyleIds', ids);
   }
 
   relatedByProductIds(ids: readonly number[]): Promise<Related[]> {
-    return this.run('relatedByProductIds', [ids]);
+    return this.keyed('relatedByProductIds', ids);
   }
 
   /** `count` products in id order, skipping `skip` from the first id >= `fromId`. */

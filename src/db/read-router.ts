@@ -20,7 +20,7 @@ import type pg from 'pg';
 import type { Lsn } from './lsn.ts';
 import { formatLsn, parseLsn } from './lsn.ts';
 import type { StatementCounter } from './prisma.ts';
-import { type Reads, withClient } from './reads.ts';
+import { type ReadRoute, type Reads, withClient } from './reads.ts';
 import type { Replica, ReplicaStatus } from './replica.ts';
 import type { SharedWritePosition } from './shared-write-position.ts';
 
@@ -76,6 +76,7 @@ export class ReadRouter implements Reads {
     this.statements = options.statements;
     this.shared = options.shared;
     this.warn = options.warn;
+    for (const replica of this.replicas) this.replicaRoutes.set(replica, this.replicaRoute(replica));
     this.timer = setInterval(() => void this.poll(), options.checkIntervalMs);
     this.timer.unref();
   }
@@ -118,22 +119,37 @@ export class ReadRouter implements Reads {
     });
   }
 
-  async run<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** The primary's route, or the chosen replica's (which falls back to the primary when its read fails). */
+  async route(): Promise<ReadRoute> {
     const replica = await this.choose();
-    if (replica) {
-      try {
-        const result = await withClient(replica.pool, work);
-        this.reads.replica++;
-        return result;
-      } catch (error) {
-        // Down, restarting, or a query cancelled by a recovery conflict: the
-        // primary answers this read, and the replica rests until a check answers.
-        replica.failed(error);
-        this.reads.fallbacks++;
-      }
-    }
-    this.reads.primary++;
-    return withClient(this.primary, work);
+    return replica ? this.replicaRoutes.get(replica)! : this.primaryRoute;
+  }
+
+  private readonly primaryRoute: ReadRoute = {
+    run: (work) => {
+      this.reads.primary++;
+      return withClient(this.primary, work);
+    },
+  };
+
+  private readonly replicaRoutes = new Map<Replica, ReadRoute>();
+
+  private replicaRoute(replica: Replica): ReadRoute {
+    return {
+      run: async (work) => {
+        try {
+          const result = await withClient(replica.pool, work);
+          this.reads.replica++;
+          return result;
+        } catch (error) {
+          // Down, restarting, or a query cancelled by a recovery conflict: the
+          // primary answers this read, and the replica rests until a check answers.
+          replica.failed(error);
+          this.reads.fallbacks++;
+          return this.primaryRoute.run(work);
+        }
+      },
+    };
   }
 
   /** The replica for this read (undefined: the primary), the same for every read of one request. */

@@ -1,11 +1,21 @@
 // Where catalogue reads run: one pool (the primary), or a router that spreads
-// them over read replicas (read-router.ts). Queries hand over the work; the
-// implementation picks the connection.
+// them over read replicas (read-router.ts). A request asks for its route once
+// per read; reads of requests given the same route may share a statement
+// (coalesced-reads.ts).
 import type pg from 'pg';
 
-export interface Reads {
-  /** Runs one read on a connection to a server that has every write this instance knows of. */
+/** One server's connections, as reads use them: a pool, with the router's fallbacks when it is a replica. */
+export interface ReadRoute {
   run<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+}
+
+export interface Reads {
+  /**
+   * Where the running request's next read goes: a server that has every write
+   * this instance knows of. Routes are long-lived objects, the same for every
+   * request sent to the same server.
+   */
+  route(): ReadRoute | Promise<ReadRoute>;
 }
 
 /**
@@ -29,5 +39,6 @@ export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient)
 
 /** Every read on one pool. */
 export function poolReads(pool: pg.Pool): Reads {
-  return { run: (work) => withClient(pool, work) };
+  const route: ReadRoute = { run: (work) => withClient(pool, work) };
+  return { route: () => route };
 }

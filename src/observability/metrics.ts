@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type pg from 'pg';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { BatchObserver, LoaderName } from '../catalog/loaders.ts';
+import type { CoalescingObserver } from '../db/coalesced-reads.ts';
 import type { StatementCounter } from '../db/prisma.ts';
 import { ANONYMOUS_OPERATION, INVALID_OPERATION, type OperationRecord } from './graphql-operations.ts';
 import { Counter, type CounterSeries, Histogram, type HistogramSeries } from './instruments.ts';
@@ -13,6 +14,8 @@ import { Counter, type CounterSeries, Histogram, type HistogramSeries } from './
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Keys per batch; loaders cap a batch at 1,000 (MAX_BATCH_SIZE). */
 const BATCH_SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000];
+/** Requests per keyed read statement: 1 when idle, tens under load (coalesced-reads.ts). */
+const COALESCED_BUCKETS = [1, 2, 3, 5, 10, 20, 50, 100];
 /** Statements per request: 0 for a cache hit, 1 for a product page, a handful for nested queries. */
 const STATEMENT_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 32, 64];
 
@@ -108,6 +111,7 @@ export class CatalogueMetrics {
   private readonly operations: SeriesTree<OperationSeries>;
   private readonly cacheLookups: SeriesTree<CounterSeries>;
   private readonly batchSizes: SeriesTree<HistogramSeries>;
+  private readonly coalescedReads: SeriesTree<HistogramSeries>;
   private readonly operationNames: BoundedNames;
 
   constructor(sources: MetricSources) {
@@ -120,7 +124,7 @@ export class CatalogueMetrics {
       duration: httpDuration.series(String(method), String(route), String(status)),
     }));
 
-    const statementsHistogram = new Histogram({ name: 'sql_statements_per_request', help: 'SQL statements one HTTP request sent to Postgres, by route pattern', labelNames: ['route'], buckets: STATEMENT_BUCKETS, registers });
+    const statementsHistogram = new Histogram({ name: 'sql_statements_per_request', help: 'SQL statements one HTTP request sent to Postgres or shared with concurrent requests, by route pattern', labelNames: ['route'], buckets: STATEMENT_BUCKETS, registers });
     this.statementsPerRequest = new SeriesTree((route) => statementsHistogram.series(String(route)));
     const statementsTotal = new Counter({
       name: 'sql_statements_total', help: 'SQL statements sent to Postgres by this process (requests, start-up and background work)', registers,
@@ -137,8 +141,10 @@ export class CatalogueMetrics {
     }));
     this.operationNames = new BoundedNames(sources.maxOperationNames);
 
-    const batchSize = new Histogram({ name: 'dataloader_batch_size', help: 'Keys per DataLoader batch (one SQL statement each), by loader', labelNames: ['loader'], buckets: BATCH_SIZE_BUCKETS, registers });
+    const batchSize = new Histogram({ name: 'dataloader_batch_size', help: 'Keys per DataLoader batch (one keyed read each, which may share its statement with other requests), by loader', labelNames: ['loader'], buckets: BATCH_SIZE_BUCKETS, registers });
     this.batchSizes = new SeriesTree((loader) => batchSize.series(String(loader)));
+    const coalesced = new Histogram({ name: 'sql_coalesced_reads', help: 'Requests whose keyed reads one SQL statement carried (1: not shared), by statement', labelNames: ['statement'], buckets: COALESCED_BUCKETS, registers });
+    this.coalescedReads = new SeriesTree((statement) => coalesced.series(String(statement)));
 
     const lookups = new Counter({ name: 'response_cache_requests_total', help: 'Requests the response cache answered, by kind (rest, graphql) and result (hit, miss, shared: joined an identical running request)', labelNames: ['kind', 'result'], registers });
     this.cacheLookups = new SeriesTree((kind, result) => lookups.series(String(kind), String(result)));
@@ -182,6 +188,11 @@ export class CatalogueMetrics {
   /** Reports DataLoader batch sizes into dataloader_batch_size. */
   readonly observeBatch: BatchObserver = (loader: LoaderName, size: number) => {
     this.batchSizes.at(loader).observe(size);
+  };
+
+  /** Reports how many requests each keyed read statement served into sql_coalesced_reads. */
+  readonly observeCoalescing: CoalescingObserver = (statement: string, requests: number) => {
+    this.coalescedReads.at(statement).observe(requests);
   };
 
   /** The Prometheus text exposition of this process's metrics. */

@@ -4,6 +4,7 @@
 // does for `= ANY($1::int[])` statements under its default plan_cache_mode).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogQueries } from '../../src/catalog/queries.ts';
+import { CoalescedReads } from '../../src/db/coalesced-reads.ts';
 import { connectDatabase, type Database } from '../../src/db/prisma.ts';
 import { poolReads } from '../../src/db/reads.ts';
 import { withSessionSettings } from '../../src/db/session-settings.ts';
@@ -12,6 +13,11 @@ import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-ap
 let catalogue: TestCatalogue;
 beforeAll(async () => { catalogue = await createTestCatalogue(); }, 120_000);
 afterAll(async () => { await catalogue?.dispose(); });
+
+function catalogueQueries(database: Database): CatalogQueries {
+  const reads = poolReads(database.pool);
+  return new CatalogQueries(reads, new CoalescedReads(reads, database.statements));
+}
 
 /** The plans of the named statements prepared on the pool's one connection. */
 async function preparedPlans(database: Database) {
@@ -24,7 +30,7 @@ describe('prepared catalogue reads', () => {
   it('are planned once: every execution, of one key or many, reuses the generic plan', async () => {
     const database = connectDatabase(catalogue.db.url, { poolSize: 1 });
     try {
-      const queries = new CatalogQueries(poolReads(database.pool));
+      const queries = catalogueQueries(database);
       const ids = (await catalogue.direct.rows<{ id: number }>('SELECT id FROM products ORDER BY id LIMIT 12')).map((row) => row.id);
       // Beyond the five custom plans Postgres tries before it compares costs.
       for (let i = 0; i < 8; i++) {
@@ -48,7 +54,7 @@ describe('prepared catalogue reads', () => {
     url.searchParams.set('options', '-c plan_cache_mode=auto');
     const database = connectDatabase(url.toString(), { poolSize: 1 });
     try {
-      const queries = new CatalogQueries(poolReads(database.pool));
+      const queries = catalogueQueries(database);
       for (let id = 1; id <= 8; id++) await queries.productsWithStylesByIds([id]);
       expect((await preparedPlans(database)).get('productsWithStylesByIds')).toEqual({ generic: 0, custom: 8 });
     } finally {

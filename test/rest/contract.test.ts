@@ -189,6 +189,40 @@ describe('GET /products/:product_id/related', () => {
   });
 });
 
+/** Totals of the sql_coalesced_reads histogram over all statements: statements sent, and the reads they carried. */
+async function coalescedReads(): Promise<{ statements: number; requests: number }> {
+  const text = (await client.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const total = (suffix: string) => [...text.matchAll(new RegExp(`^sql_coalesced_reads_${suffix}\\{[^}]*\\} (\\d+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+  return { statements: total('count'), requests: total('sum') };
+}
+
+describe('concurrent reads', () => {
+  it('answer every request with its own product, byte for byte, at one statement each, when requests share statements', async () => {
+    // 40 requests at once over three routes: their keyed reads share statements
+    // (src/db/coalesced-reads.ts); none may see another's rows.
+    const ids = (await catalogue.direct.rows<{ id: number }>('SELECT id FROM products ORDER BY id LIMIT 40 OFFSET 7')).map((row) => row.id);
+    const urls = ids.map((id, i) => [`/products/${id}/styles`, `/products/${id}`, `/products/${id}/related`][i % 3]!);
+    const before = await coalescedReads();
+    const responses = await Promise.all(urls.map((url) => client.app.inject({ method: 'GET', url })));
+    for (const [i, url] of urls.entries()) {
+      const id = ids[i]!;
+      const response = responses[i]!;
+      expect(response.statusCode, url).toBe(200);
+      const expected = url.endsWith('/styles') ? await expectedStyles(id)
+        : url.endsWith('/related') ? (await catalogue.direct.rows<{ r: number }>('SELECT related_product_id AS r FROM related WHERE current_product_id = $1 ORDER BY id', [id])).map((row) => row.r)
+          : await expectedDetail(id);
+      expect(response.body, url).toBe(JSON.stringify(expected));
+      // detail and related read two relations each, styles one.
+      expect(response.headers['x-sql-statements'], url).toBe(url.endsWith('/styles') ? '1' : '2');
+    }
+    // Every keyed read was carried by some statement, and fewer statements than reads were sent.
+    const after = await coalescedReads();
+    const reads = urls.reduce((sum, url) => sum + (url.endsWith('/styles') ? 1 : 2), 0);
+    expect(after.requests - before.requests).toBe(reads);
+    expect(after.statements - before.statements).toBeLessThan(reads);
+  });
+});
+
 describe('writes', () => {
   const body = { name: 'Contract Tee', slogan: 'Tested', description: 'A product made by a test.', category: 'Shirts', default_price: '19.9', features: [{ feature: 'Fabric', value: 'Cotton' }, { feature: 'Organic', value: null }] };
   const send = async (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) => {
