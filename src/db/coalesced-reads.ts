@@ -104,16 +104,22 @@ export class CoalescedReads {
     for (const waiter of waiters) if (waiter.counter) waiter.counter.count++;
     rows.then((all) => {
       if (waiters.length === 1) return waiters[0]!.resolve(all);
-      const byKey = new Map<number, unknown[]>();
-      for (const row of all) {
-        const key = statement.keyOf(row);
-        const list = byKey.get(key);
-        if (list) list.push(row);
-        else byKey.set(key, [row]);
-      }
+      const byKey = splitByKey(all, statement.keyOf);
       for (const waiter of waiters) waiter.resolve(waiter.keys.flatMap((key) => byKey.get(key) ?? []));
-    }, (error: unknown) => {
+    }).catch((error: unknown) => {
+      // The statement failed (or, never expected, a row had no readable key): every request in it fails.
       for (const waiter of waiters) waiter.reject(error);
     });
   }
+}
+
+function splitByKey(rows: unknown[], keyOf: (row: unknown) => number): Map<number, unknown[]> {
+  const byKey = new Map<number, unknown[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const list = byKey.get(key);
+    if (list) list.push(row);
+    else byKey.set(key, [row]);
+  }
+  return byKey;
 }
