@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
+import { Scrape } from '../support/prometheus.ts';
 
 const withoutPlaceholders = buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders: false });
 
@@ -191,9 +192,8 @@ describe('GET /products/:product_id/related', () => {
 
 /** Totals of the sql_coalesced_reads histogram over all statements: statements sent, and the reads they carried. */
 async function coalescedReads(): Promise<{ statements: number; requests: number }> {
-  const text = (await client.app.inject({ method: 'GET', url: '/metrics' })).body;
-  const total = (suffix: string) => [...text.matchAll(new RegExp(`^sql_coalesced_reads_${suffix}\\{[^}]*\\} (\\d+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
-  return { statements: total('count'), requests: total('sum') };
+  const scrape = new Scrape((await client.app.inject({ method: 'GET', url: '/metrics' })).body);
+  return { statements: scrape.sum('sql_coalesced_reads_count'), requests: scrape.sum('sql_coalesced_reads_sum') };
 }
 
 describe('concurrent reads', () => {
