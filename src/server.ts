@@ -14,7 +14,6 @@ import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/prisma.ts';
-import { CoalescedReads } from './db/coalesced-reads.ts';
 import { poolReads } from './db/reads.ts';
 import type { ReadRouter } from './db/read-router.ts';
 import { connectReadReplicas } from './db/replicas.ts';
@@ -112,8 +111,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     cache,
     maxOperationNames: config.metricsMaxOperationNames,
   });
-  const reads = replicas ?? poolReads(database.pool);
-  const queries = new CatalogQueries(reads, new CoalescedReads(reads, database.statements, metrics.observeCoalescing));
+  const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
   const pages = new ProductPages(queries, cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined);
   await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
   if (cache) {

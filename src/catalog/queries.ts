@@ -13,7 +13,8 @@
 // Prisma (src/catalog/service.ts). Which server answers (the primary or a read
 // replica) is up to `Reads` (src/db/reads.ts).
 import type pg from 'pg';
-import type { CoalescedReads, KeyedStatement } from '../db/coalesced-reads.ts';
+import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '../db/coalesced-reads.ts';
+import type { StatementCounter } from '../db/prisma.ts';
 import type { Reads } from '../db/reads.ts';
 import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types.ts';
 
@@ -69,10 +70,13 @@ export class CatalogQueries {
   private readonly reads: Reads;
   private readonly coalesced: CoalescedReads;
 
-  /** `coalesced` runs the keyed reads (on `reads`, merged across requests); `reads` runs the others. */
-  constructor(reads: Reads, coalesced: CoalescedReads) {
+  /**
+   * Every read goes where `reads` routes it; the keyed ones are merged across
+   * requests, each request's share counted by `statements`.
+   */
+  constructor(reads: Reads, statements: StatementCounter, observeCoalescing?: CoalescingObserver) {
     this.reads = reads;
-    this.coalesced = coalesced;
+    this.coalesced = new CoalescedReads(reads, statements, observeCoalescing);
   }
 
   private keyed<N extends KeyedName>(name: N, keys: readonly number[]): Promise<RowOf<N>[]> {

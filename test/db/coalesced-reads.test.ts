@@ -113,8 +113,7 @@ describe('coalesced keyed reads', () => {
   });
 
   it('keep the catalogue queries\' answers what they were: loaders of concurrent requests get their own products', async () => {
-    const reads = poolReads(database.pool);
-    const queries = new CatalogQueries(reads, new CoalescedReads(reads, database.statements));
+    const queries = new CatalogQueries(poolReads(database.pool), database.statements);
     const ids = productIds.slice(0, 30);
     const answers = await concurrently(ids.map((id) => () => queries.productsWithStylesByIds([id])));
     for (const [i, id] of ids.entries()) {

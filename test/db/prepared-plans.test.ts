@@ -4,7 +4,6 @@
 // does for `= ANY($1::int[])` statements under its default plan_cache_mode).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogQueries } from '../../src/catalog/queries.ts';
-import { CoalescedReads } from '../../src/db/coalesced-reads.ts';
 import { connectDatabase, type Database } from '../../src/db/prisma.ts';
 import { poolReads } from '../../src/db/reads.ts';
 import { withSessionSettings } from '../../src/db/session-settings.ts';
@@ -15,8 +14,7 @@ beforeAll(async () => { catalogue = await createTestCatalogue(); }, 120_000);
 afterAll(async () => { await catalogue?.dispose(); });
 
 function catalogueQueries(database: Database): CatalogQueries {
-  const reads = poolReads(database.pool);
-  return new CatalogQueries(reads, new CoalescedReads(reads, database.statements));
+  return new CatalogQueries(poolReads(database.pool), database.statements);
 }
 
 /** The plans of the named statements prepared on the pool's one connection. */
