@@ -65,6 +65,13 @@ export interface Config {
   databasePoolQueueTimeoutMs: number;
   /** Postgres statement_timeout of every pooled connection (lock waits included); the driver gives up a little later. */
   databaseStatementTimeoutMs: number;
+  /**
+   * Postgres lock_timeout of every pooled connection: the longest a write
+   * waits for a row another write holds; then it is given up (503 + Retry-After).
+   */
+  databaseLockTimeoutMs: number;
+  /** REST PUT and DELETE need If-Match (428 without it): no unconditional overwrite. */
+  writesRequireIfMatch: boolean;
   /** How long an Idempotency-Key of a create is remembered. */
   idempotencyKeyTtlSeconds: number;
   /** Longest SIGTERM/SIGINT waits for in-flight requests before the process exits anyway (with code 1). */
@@ -263,6 +270,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseConnectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     databasePoolQueueTimeoutMs: read.integer('DATABASE_POOL_QUEUE_TIMEOUT_MS', 2_000, 10, 60_000),
     databaseStatementTimeoutMs: read.integer('DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 10, 3_600_000),
+    databaseLockTimeoutMs: read.integer('DATABASE_LOCK_TIMEOUT_MS', 2_000, 10, 600_000),
+    writesRequireIfMatch: read.oneOf('WRITES_REQUIRE_IF_MATCH', 'off', ['on', 'off'] as const) === 'on',
     idempotencyKeyTtlSeconds: read.integer('IDEMPOTENCY_KEY_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),

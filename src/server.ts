@@ -87,6 +87,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     queueTimeoutMs: config.databasePoolQueueTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    lockTimeoutMs: config.databaseLockTimeoutMs,
   });
   const service = new CatalogService(database.prisma, {
     transactions: new Transactions(database.prisma, transactionSettings(config)),
@@ -205,6 +206,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     cache,
     counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
     guard: restGuard(access),
+    requireIfMatch: config.writesRequireIfMatch,
   });
   registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders, readsNeedKey: config.apiKeysForReads === 'required' });
   registerDocs(app);

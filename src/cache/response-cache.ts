@@ -12,6 +12,8 @@ export interface CachedResponse {
   body: string;
   status: number;
   tags: string[];
+  /** The response's ETag header, when it has one (a product's version). */
+  etag?: string;
 }
 
 export const productTag = (id: number) => `p:${id}`;

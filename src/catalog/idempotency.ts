@@ -12,6 +12,7 @@ import type { Prisma } from '../db/prisma.ts';
 import type { TransactionClient } from '../db/transaction.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
 import { ValidationError, type ProductWrite } from './validation.ts';
+import { FIND_IDEMPOTENCY_KEY, STORE_IDEMPOTENCY_KEY, SWEEP_IDEMPOTENCY_KEYS } from './write-statements.ts';
 
 /** Visible ASCII, as the IETF Idempotency-Key draft's examples (UUIDs, random tokens); long enough for any of them. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -41,31 +42,34 @@ const SWEEP_INTERVAL_MS = 3600_000;
 
 export class IdempotencyKeys {
   private readonly prisma: Prisma;
-  private readonly ttlMs: number;
+  private readonly ttlSeconds: number;
   private lastSweep = 0;
 
   constructor(prisma: Prisma, ttlSeconds: number) {
     this.prisma = prisma;
-    this.ttlMs = ttlSeconds * 1000;
+    this.ttlSeconds = ttlSeconds;
   }
 
   /**
    * The product an unexpired `key` created, if any; throws IdempotencyKeyReused
-   * when it was created from other content. An expired key is forgotten here.
+   * when it was created from other content. An expired key counts as none
+   * (remember() takes it over).
    */
-  async find(tx: TransactionClient, key: string, requestHash: string, now: Date): Promise<number | undefined> {
-    const stored = await tx.idempotencyKey.findUnique({ where: { key } });
-    if (!stored) return undefined;
-    if (stored.expiresAt <= now) {
-      await tx.idempotencyKey.delete({ where: { key } });
-      return undefined;
-    }
+  async find(tx: TransactionClient, key: string, requestHash: string): Promise<number | undefined> {
+    const [stored] = await tx.$queryRawUnsafe<{ requestHash: string; productId: number; live: boolean }[]>(FIND_IDEMPOTENCY_KEY, key);
+    if (!stored?.live) return undefined;
     if (stored.requestHash !== requestHash) throw new IdempotencyKeyReused(key);
     return stored.productId;
   }
 
-  async remember(tx: TransactionClient, key: string, requestHash: string, productId: number, now: Date): Promise<void> {
-    await tx.idempotencyKey.create({ data: { key, requestHash, productId, expiresAt: new Date(now.getTime() + this.ttlMs) } });
+  /**
+   * Stores `key` for `productId` in the create's transaction. If a concurrent
+   * create stored it first, the insert waits for that transaction and then
+   * finds the key taken: KeyTakenMeanwhile (the caller rolls back and looks again).
+   */
+  async remember(tx: TransactionClient, key: string, requestHash: string, productId: number): Promise<void> {
+    const stored = await tx.$queryRawUnsafe<unknown[]>(STORE_IDEMPOTENCY_KEY, key, requestHash, productId, this.ttlSeconds);
+    if (stored.length === 0) throw new KeyTakenMeanwhile();
   }
 
   // The sweep is housekeeping, not part of the request that happened to
@@ -78,13 +82,15 @@ export class IdempotencyKeys {
     const now = Date.now();
     if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
     this.lastSweep = now;
-    this.outsideRequests.runInAsyncScope(() => this.prisma.idempotencyKey.deleteMany({ where: { expiresAt: { lte: new Date(now) } } }))
+    this.outsideRequests.runInAsyncScope(() => this.prisma.$executeRawUnsafe(SWEEP_IDEMPOTENCY_KEYS))
       .catch(() => { this.lastSweep = 0; });
   }
 }
 
-/** A unique violation on the key itself: a concurrent create with the same key committed first. */
-export function isKeyTaken(error: unknown): boolean {
-  const record = error as { code?: unknown; meta?: { modelName?: unknown } } | null;
-  return record?.code === 'P2002' && record.meta?.modelName === 'IdempotencyKey';
+/** A concurrent create with the same key committed first: roll back, and find its product. */
+export class KeyTakenMeanwhile extends Error {
+  constructor() {
+    super('the idempotency key was stored by a concurrent create');
+    this.name = 'KeyTakenMeanwhile';
+  }
 }

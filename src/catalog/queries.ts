@@ -20,8 +20,13 @@ import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types
 
 export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';
 
-const productColumns = (table = '') =>
-  `${table}id, ${table}name, ${table}slogan, ${table}description, ${table}category, ${table}default_price AS "defaultPrice", ${table}created_at AS "createdAt", ${table}updated_at AS "updatedAt"`;
+/**
+ * A product's columns as every statement returns them (reads here, writes'
+ * RETURNING in write-statements.ts): price and version as text, the same
+ * through `pg` and through Prisma's raw queries.
+ */
+export const productColumns = (table = '') =>
+  `${table}id, ${table}name, ${table}slogan, ${table}description, ${table}category, ${table}default_price::text AS "defaultPrice", ${table}created_at AS "createdAt", ${table}updated_at AS "updatedAt", ${table}version::text AS version`;
 const PRODUCT_COLUMNS = productColumns();
 const STYLE_COLUMNS = `s.id, s.product_id AS "productId", s.name, s.sale_price AS "salePrice", s.original_price AS "originalPrice", s.is_default AS "isDefault"`;
 

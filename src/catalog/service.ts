@@ -1,41 +1,64 @@
-// Writes to the catalogue. Each runs in one SERIALIZABLE transaction, retried
-// on write conflicts (src/db/transaction.ts); after it commits, listeners
-// (the response cache, listing pages) hear which products changed.
+// Writes to the catalogue. Each runs in one transaction (src/db/transaction.ts)
+// that first locks the product row it changes, then writes in one statement
+// (src/catalog/write-statements.ts); after it commits, listeners (the
+// response cache, listing pages, read replicas' positions) hear which
+// products changed. Every write answers with what it wrote, read in the same
+// statement: no second read that a replica or a cache could answer older.
 import type { Prisma } from '../db/prisma.ts';
-import { Transactions } from '../db/transaction.ts';
-import type { Product as ProductModel } from '../generated/prisma/client.ts';
-import { fingerprint, IdempotencyKeys, isKeyTaken } from './idempotency.ts';
-import { formatMoney } from './money.ts';
-import type { Product } from './types.ts';
+import { Transactions, type TransactionClient } from '../db/transaction.ts';
+import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.ts';
+import type { Feature, Product } from './types.ts';
 import { NotFoundError, type ProductWrite } from './validation.ts';
-
-function toProduct(model: ProductModel): Product {
-  return { ...model, defaultPrice: formatMoney(model.defaultPrice) };
-}
+import { CREATE_PRODUCT, DELETE_PRODUCT, LOCK_PRODUCT, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
 
 export type ProductChange = 'created' | 'updated' | 'deleted';
 export type ProductChangeListener = (productIds: number[], change: ProductChange) => Promise<void> | void;
 
 export type ProductCreate = Required<Pick<ProductWrite, 'name' | 'slogan' | 'description' | 'category' | 'defaultPrice'>> & ProductWrite;
 
-export interface CreateResult {
+/** A product as a write leaves it, with its features. */
+export interface WrittenProduct {
   product: Product;
+  features: Feature[];
+}
+
+export interface CreateResult extends WrittenProduct {
   /** True when an earlier create with the same Idempotency-Key made this product. */
   replayed: boolean;
 }
 
+/** The version a conditional write expected (If-Match, expectedVersion): a list of versions, or any ('*'). */
+export type ExpectedVersion = readonly string[] | '*';
+
+/** A conditional write found the product at another version than the client expected. */
+export class VersionMismatch extends Error {
+  readonly productId: number;
+  readonly currentVersion: string;
+  constructor(productId: number, expected: ExpectedVersion, currentVersion: string) {
+    super(`product ${productId} has changed since version ${(expected as readonly string[]).map((v) => JSON.stringify(v)).join(', ')}: it is now at version "${currentVersion}"; read it again and reapply your change`);
+    this.name = 'VersionMismatch';
+    this.productId = productId;
+    this.currentVersion = currentVersion;
+  }
+}
+
+type ProductRow = Product & { features: Feature[] };
+
+function written(row: ProductRow): WrittenProduct {
+  const { features, ...product } = row;
+  return { product, features };
+}
+
 export class CatalogService {
-  private readonly prisma: Prisma;
   private readonly transactions: Transactions;
   private readonly idempotencyKeys: IdempotencyKeys;
   private readonly listeners: ProductChangeListener[] = [];
   constructor(prisma: Prisma, options: { transactions?: Transactions; idempotencyKeyTtlSeconds?: number } = {}) {
-    this.prisma = prisma;
     this.transactions = options.transactions ?? new Transactions(prisma);
     this.idempotencyKeys = new IdempotencyKeys(prisma, options.idempotencyKeyTtlSeconds ?? 24 * 3600);
   }
 
-  /** Write transactions run again after serialization failures and deadlocks. */
+  /** Write transactions run again after deadlocks, serialization failures and idempotency-key races. */
   get transactionRetries(): number {
     return this.transactions.retries;
   }
@@ -49,63 +72,64 @@ export class CatalogService {
   }
 
   /**
+   * Locks product `id` for the rest of the transaction; NotFoundError when
+   * there is none, VersionMismatch when `expected` names other versions.
+   */
+  private async lock(tx: TransactionClient, id: number, expected: ExpectedVersion | undefined): Promise<void> {
+    const [row] = await tx.$queryRawUnsafe<{ version: string }[]>(LOCK_PRODUCT, id);
+    if (!row) throw new NotFoundError(`product ${id} not found`);
+    if (expected !== undefined && expected !== '*' && !expected.includes(row.version)) throw new VersionMismatch(id, expected, row.version);
+  }
+
+  /**
    * Creates a product; with an idempotency key, at most once per key: a repeat
    * (even a concurrent one) answers with the product the first one made.
    */
   async createProduct(write: ProductCreate, options: { idempotencyKey?: string } = {}): Promise<CreateResult> {
     const key = options.idempotencyKey;
     const requestHash = key === undefined ? '' : fingerprint(write);
-    const result = await this.transactions.run(async (tx) => {
-      const now = new Date();
+    const result = await this.transactions.run('this Idempotency-Key', async (tx): Promise<CreateResult> => {
       if (key !== undefined) {
-        const earlierId = await this.idempotencyKeys.find(tx, key, requestHash, now);
+        const earlierId = await this.idempotencyKeys.find(tx, key, requestHash);
         if (earlierId !== undefined) {
-          const earlier = await tx.product.findUnique({ where: { id: earlierId } });
+          const [earlier] = await tx.$queryRawUnsafe<ProductRow[]>(PRODUCT_WITH_FEATURES, earlierId);
           if (!earlier) throw new NotFoundError(`product ${earlierId}, created with this Idempotency-Key, has been deleted since`);
-          return { product: earlier, replayed: true };
+          return { ...written(earlier), replayed: true };
         }
       }
-      const product = await tx.product.create({
-        data: {
-          name: write.name, slogan: write.slogan, description: write.description, category: write.category,
-          defaultPrice: write.defaultPrice,
-          features: { create: (write.features ?? []).map((f) => ({ feature: f.feature, value: f.value })) },
-        },
-      });
-      if (key !== undefined) await this.idempotencyKeys.remember(tx, key, requestHash, product.id, now);
-      return { product, replayed: false };
-      // Racers with the same key fail with a serialization failure (they read the
-      // key first); should Postgres report the unique violation instead, the
-      // next run finds the key the winner stored all the same.
-    }, { retryAlso: isKeyTaken });
+      const [row] = await tx.$queryRawUnsafe<ProductRow[]>(CREATE_PRODUCT,
+        write.name, write.slogan, write.description, write.category, write.defaultPrice, JSON.stringify(write.features ?? []));
+      // A concurrent create with the same key that committed first makes this
+      // throw KeyTakenMeanwhile: the transaction rolls back and runs again,
+      // and finds that key.
+      if (key !== undefined) await this.idempotencyKeys.remember(tx, key, requestHash, row!.id);
+      return { ...written(row!), replayed: false };
+    }, { retryAlso: (error) => error instanceof KeyTakenMeanwhile });
     if (key !== undefined) this.idempotencyKeys.sweepExpired();
     if (!result.replayed) await this.changed([result.product.id], 'created');
-    return { product: toProduct(result.product), replayed: result.replayed };
+    return result;
   }
 
-  async updateProduct(id: number, write: ProductWrite): Promise<Product> {
-    const { features, ...fields } = write;
-    const product = await this.transactions.run(async (tx) => {
-      const existing = await tx.product.findUnique({ where: { id }, select: { id: true } });
-      if (!existing) throw new NotFoundError(`product ${id} not found`);
-      if (features) {
-        await tx.feature.deleteMany({ where: { productId: id } });
-        await tx.feature.createMany({ data: features.map((f) => ({ productId: id, feature: f.feature, value: f.value })) });
-      }
-      return tx.product.update({ where: { id }, data: fields });
+  /** Changes the given fields; `features`, when given, replaces the list. `expected`: only if the product is at one of these versions. */
+  async updateProduct(id: number, write: ProductWrite, options: { expected?: ExpectedVersion } = {}): Promise<WrittenProduct> {
+    const result = await this.transactions.run(`product ${id}`, async (tx) => {
+      await this.lock(tx, id, options.expected);
+      const [row] = await tx.$queryRawUnsafe<ProductRow[]>(UPDATE_PRODUCT, id,
+        write.name ?? null, write.slogan ?? null, write.description ?? null, write.category ?? null, write.defaultPrice ?? null,
+        write.features ? JSON.stringify(write.features) : null);
+      return written(row!);
     });
     await this.changed([id], 'updated');
-    return toProduct(product);
+    return result;
   }
 
-  async deleteProduct(id: number): Promise<void> {
+  /** Deletes a product with everything that hangs off it. `expected`: only if the product is at one of these versions. */
+  async deleteProduct(id: number, options: { expected?: ExpectedVersion } = {}): Promise<void> {
     // Products that list this one as related change too (their related rows cascade away).
-    const result = await this.transactions.run(async (tx) => {
-      const referencing = await tx.related.findMany({ where: { relatedProductId: id }, select: { currentProductId: true }, distinct: ['currentProductId'] });
-      const { count } = await tx.product.deleteMany({ where: { id } });
-      if (count === 0) throw new NotFoundError(`product ${id} not found`);
-      return referencing.map((r) => r.currentProductId);
+    const referencing = await this.transactions.run(`product ${id}`, async (tx) => {
+      await this.lock(tx, id, options.expected);
+      return (await tx.$queryRawUnsafe<{ id: number }[]>(DELETE_PRODUCT, id)).map((row) => row.id);
     });
-    await this.changed([id, ...result], 'deleted');
+    await this.changed([id, ...referencing], 'deleted');
   }
 }

@@ -10,6 +10,8 @@ export interface Product {
   defaultPrice: string;
   createdAt: Date;
   updatedAt: Date;
+  /** Changes at every write of the product, never reused (the products.version sequence): its strong ETag. */
+  version: string;
   /** Present when the product was fetched with its styles (and their photos and skus) in one statement. */
   styles?: Style[];
 }

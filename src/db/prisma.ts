@@ -49,6 +49,8 @@ export interface PoolOptions {
   queueTimeoutMs?: number;
   /** Postgres statement_timeout of every connection; the driver stops waiting a second later. */
   statementTimeoutMs?: number;
+  /** Postgres lock_timeout of every connection: the longest a statement waits for a row lock (55P03 then). */
+  lockTimeoutMs?: number;
 }
 
 /** How much longer than statement_timeout the driver waits for a reply (a server that stopped answering altogether). */
@@ -70,7 +72,7 @@ export function boundedPoolConfig(url: string, options: PoolOptions): pg.PoolCon
     }
   }
   return {
-    connectionString: withSessionSettings(url),
+    connectionString: withSessionSettings(url, { lockTimeoutMs: options.lockTimeoutMs }),
     max: options.poolSize,
     Client: BoundedClient,
     // A peer that vanished without closing the socket (host down, cable cut) is noticed.

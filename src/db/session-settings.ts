@@ -14,14 +14,24 @@
 // Writes (Prisma) are keyed single-row statements, equally served by it.
 const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan';
 
+export interface SessionSettings {
+  /**
+   * lock_timeout: writes lock the product row they change first, and wait
+   * for it at most this long (then 55P03, answered 503 + Retry-After).
+   * Reads take no row locks; only DDL (a data:load swap) could make them wait.
+   */
+  lockTimeoutMs?: number;
+}
+
 /**
  * `url` with the session settings in its `options` parameter. Options already
  * in the URL (or in PGOPTIONS, which a URL's options would replace) come
  * after ours, so an operator's own `-c plan_cache_mode=…` still wins.
  */
-export function withSessionSettings(url: string): string {
+export function withSessionSettings(url: string, settings: SessionSettings = {}): string {
   const parsed = new URL(url);
   const own = parsed.searchParams.get('options') ?? process.env.PGOPTIONS ?? '';
-  parsed.searchParams.set('options', own.trim() === '' ? SESSION_OPTIONS : `${SESSION_OPTIONS} ${own.trim()}`);
+  const ours = settings.lockTimeoutMs === undefined ? SESSION_OPTIONS : `${SESSION_OPTIONS} -c lock_timeout=${settings.lockTimeoutMs}`;
+  parsed.searchParams.set('options', own.trim() === '' ? ours : `${ours} ${own.trim()}`);
   return parsed.toString();
 }

@@ -8,6 +8,7 @@ import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { NotFoundError, ValidationError } from '../catalog/validation.ts';
+import { CONTENTION_RETRY_AFTER_SECONDS } from '../db/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 import { LIMIT_CODES } from './limits/limit-error.ts';
@@ -32,13 +33,23 @@ export function idempotencyKeyReused(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'IDEMPOTENCY_KEY_REUSED', http: { status: 422 } } });
 }
 
+/** A conditional write found the product at another version: 409, with the version it is at now. */
+export function versionConflict(message: string, currentVersion: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'CONFLICT', currentVersion, http: { status: 409 } } });
+}
+
+/** A write that could not get its turn on a contended product: 503 with Retry-After (set by retryAfterStatus), nothing written. */
+export function writeContention(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'WRITE_CONTENTION', http: { status: 503 } } });
+}
+
 /** Codes whose messages are written for clients and safe to show. */
 const CLIENT_CODES = new Set([
   'BAD_USER_INPUT', 'NOT_FOUND', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE', 'OPERATION_NOT_TRUSTED',
   'UNAUTHENTICATED', 'RATE_LIMITED',
   ...LIMIT_CODES,
-  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'WRITE_CONTENTION',
 ]);
 
 /** graphql-js's hint at the end of a message, as Apollo's own suggestion masking matches it. */
@@ -103,7 +114,8 @@ export function makeFormatError(options: { mask: boolean; suggestions: boolean }
 
 /**
  * HTTP 503 with Retry-After when any error of the response is Postgres being
- * unavailable: the status a load balancer or client retry policy acts on.
+ * unavailable, or a write given up for contention: the status a load balancer
+ * or client retry policy acts on.
  * (Errors thrown by resolvers are not GraphQLErrors carrying `http`, so the
  * status is set here, for either executor.)
  */
@@ -112,9 +124,13 @@ export function serviceUnavailableStatus(): ApolloServerPlugin<GraphQLContext> {
     async requestDidStart() {
       return {
         async didEncounterErrors({ errors, response }) {
-          if (!errors.some((error) => isDatabaseUnavailable(unwrapResolverError(error)))) return;
-          response.http.status = 503;
-          (response.http.headers ??= new HeaderMap()).set('retry-after', String(RETRY_AFTER_SECONDS));
+          if (errors.some((error) => isDatabaseUnavailable(unwrapResolverError(error)))) {
+            response.http.status = 503;
+            (response.http.headers ??= new HeaderMap()).set('retry-after', String(RETRY_AFTER_SECONDS));
+          } else if (errors.some((error) => error.extensions?.code === 'WRITE_CONTENTION')) {
+            response.http.status = 503;
+            (response.http.headers ??= new HeaderMap()).set('retry-after', String(CONTENTION_RETRY_AFTER_SECONDS));
+          }
         },
       };
     },

@@ -6,9 +6,11 @@ import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-c
 import type { CatalogLoaders } from '../catalog/loaders.ts';
 import type { ProductPages } from '../catalog/pages.ts';
 import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/idempotency.ts';
-import type { CatalogService, ProductCreate } from '../catalog/service.ts';
+import { type CatalogService, type ProductCreate, VersionMismatch, type WrittenProduct } from '../catalog/service.ts';
 import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
+import { CONTENTION_RETRY_AFTER_SECONDS, WriteContention } from '../db/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
+import { noneMatch, parseIfMatch, productETag } from './entity-tags.ts';
 import { BadRequest, positiveInt } from './params.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
 
@@ -25,6 +27,8 @@ export interface RestDependencies {
   counted<T>(request: FastifyRequest, fn: () => Promise<T>): Promise<T>;
   /** API keys and rate limits (src/auth/rest-guard.ts): answers 401/429 itself. */
   guard(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  /** PUT and DELETE without If-Match are refused (428) rather than applied unconditionally. */
+  requireIfMatch: boolean;
 }
 
 /** REST field names for the write fields (the rest are the same in both). */
@@ -42,6 +46,12 @@ function notFound(id: number): NotFoundError {
   return new ProductNotFound(id);
 }
 
+class PreconditionRequired extends Error {
+  constructor() {
+    super('If-Match is required: send the ETag of the product as you last read it (GET /products/:product_id), or "*"');
+  }
+}
+
 export async function registerRestRoutes(app: FastifyInstance, deps: RestDependencies): Promise<void> {
   const { createLoaders, pages, service, legacy, maxPageSize, counted, cache } = deps;
 
@@ -50,11 +60,11 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
    * returns the body and the tags of the products it shows; an unknown
    * product's 404 is cached too, tagged with that product.
    */
-  async function cachedRead(request: FastifyRequest, reply: FastifyReply, produce: () => Promise<{ body: unknown; tags: string[] }>) {
+  async function cachedRead(request: FastifyRequest, reply: FastifyReply, produce: () => Promise<{ body: unknown; tags: string[]; etag?: string }>) {
     const run = async () => {
       try {
-        const { body, tags } = await produce();
-        return { status: 200, body: JSON.stringify(body), tags };
+        const { body, tags, etag } = await produce();
+        return { status: 200, body: JSON.stringify(body), tags, ...(etag ? { etag } : {}) };
       } catch (error) {
         if (error instanceof ProductNotFound) return { status: 404, body: JSON.stringify({ error: error.message }), tags: [productTag(error.id)] };
         throw error;
@@ -62,14 +72,30 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     };
     const response = cache ? await cache.fetch(`rest:${request.url}`, run) : { ...(await run()), hit: undefined };
     if (response.hit !== undefined) reply.header('x-cache', response.hit ? 'hit' : 'miss');
+    if (response.etag) {
+      reply.header('etag', response.etag);
+      if (noneMatch(request.headers['if-none-match'], response.etag)) return reply.code(304).send();
+    }
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
+  }
+
+  /** A product's legacy detail, with its ETag; the product as a write left it, without reading it again. */
+  function detailOf({ product, features }: WrittenProduct) {
+    return { body: productDetail(product, features, legacy), etag: productETag(product.version) };
   }
 
   async function detail(id: number) {
     const loaders = createLoaders();
     const [product, features] = await Promise.all([loaders.product.load(id), loaders.features.load(id)]);
     if (!product) throw notFound(id);
-    return productDetail(product, features, legacy);
+    return detailOf({ product, features });
+  }
+
+  /** The If-Match of a PUT or DELETE: the versions it may change, or 428 when required and missing. */
+  function expectedVersion(request: FastifyRequest) {
+    const expected = parseIfMatch(request.headers['if-match']);
+    if (expected === undefined && deps.requireIfMatch) throw new PreconditionRequired();
+    return expected;
   }
 
   await app.register(async (scope) => {
@@ -82,6 +108,11 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
       if (error instanceof BadRequest || error instanceof ValidationError) return reply.code(400).send({ error: error.message });
       if (error instanceof NotFoundError) return reply.code(404).send({ error: error.message });
       if (error instanceof IdempotencyKeyReused) return reply.code(422).send({ error: error.message });
+      if (error instanceof VersionMismatch) return reply.code(412).header('etag', productETag(error.currentVersion)).send({ error: error.message });
+      if (error instanceof PreconditionRequired) return reply.code(428).send({ error: error.message });
+      if (error instanceof WriteContention) {
+        return reply.code(503).header('retry-after', String(CONTENTION_RETRY_AFTER_SECONDS)).send({ error: error.message });
+      }
       if (isDatabaseUnavailable(error)) {
         request.log.warn({ requestId: request.id, reason: error.message }, 'database unavailable in a REST route');
         return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send({ error: DATABASE_UNAVAILABLE_MESSAGE });
@@ -116,7 +147,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
 
     scope.get('/products/:product_id', (request, reply) => counted(request, async () => {
       const id = productId(request);
-      return cachedRead(request, reply, async () => ({ body: await detail(id), tags: [productTag(id)] }));
+      return cachedRead(request, reply, async () => ({ ...(await detail(id)), tags: [productTag(id)] }));
     }));
 
     scope.get('/products/:product_id/styles', (request, reply) => counted(request, async () => {
@@ -142,21 +173,25 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     scope.post('/products', (request, reply: FastifyReply) => counted(request, async () => {
       const write = validateProductWrite(request.body, 'create', REST_NAMES);
       const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], 'Idempotency-Key');
-      const { product, replayed } = await service.createProduct(write as ProductCreate, { idempotencyKey });
+      const created = await service.createProduct(write as ProductCreate, { idempotencyKey });
       // A repeat of an earlier create answers as that one did, and says so.
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      reply.code(201);
-      return detail(product.id);
+      if (created.replayed) reply.header('idempotent-replayed', 'true');
+      const { body, etag } = detailOf(created);
+      reply.code(201).header('etag', etag);
+      return body;
     }));
 
-    scope.put('/products/:product_id', (request) => counted(request, async () => {
+    scope.put('/products/:product_id', (request, reply: FastifyReply) => counted(request, async () => {
       const id = productId(request);
-      await service.updateProduct(id, validateProductWrite(request.body, 'update', REST_NAMES));
-      return detail(id);
+      const expected = expectedVersion(request);
+      const { body, etag } = detailOf(await service.updateProduct(id, validateProductWrite(request.body, 'update', REST_NAMES), { expected }));
+      reply.header('etag', etag);
+      return body;
     }));
 
     scope.delete('/products/:product_id', (request, reply: FastifyReply) => counted(request, async () => {
-      await service.deleteProduct(productId(request));
+      const id = productId(request);
+      await service.deleteProduct(id, { expected: expectedVersion(request) });
       reply.code(204);
       return null;
     }));

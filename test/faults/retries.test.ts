@@ -1,20 +1,23 @@
-// Write transactions against real conflicts. Two concurrent updates of one
-// product that both replace its features: under SERIALIZABLE the second one
-// to reach the rows fails with a serialization failure, is run again, and the
-// product ends with one update's name and that same update's features (at
-// READ COMMITTED it would end with both feature lists). A deadlock between an
-// update and a transaction of the test: Postgres aborts the update, which is
-// run again and succeeds once the test lets go. Neither client sees an error.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isWriteConflict } from '../../src/db/transaction.ts';
+// Write transactions against real conflicts. Writes lock the product row
+// first (READ COMMITTED), so two concurrent feature replacements of one
+// product queue on that lock: neither fails, neither is retried, and the
+// product ends with one update's name and that same update's features (never
+// the union). A deadlock forced by another session's lock order: Postgres
+// aborts the update, which is run again and succeeds. A lock held past
+// DATABASE_LOCK_TIMEOUT_MS: the write is given up with a 503 and Retry-After
+// (REST and GraphQL), and nothing is written.
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { isLockTimeout, isWriteConflict } from '../../src/db/transaction.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { HeldLocks, lockWaiters } from '../support/locks.ts';
+
+const LOCK_TIMEOUT_MS = 300;
 
 let catalogue: TestCatalogue;
 let client: TestClient;
 beforeAll(async () => {
   catalogue = await createTestCatalogue();
-  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production' });
+  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS) } });
 });
 afterAll(async () => {
   await client?.close();
@@ -28,17 +31,18 @@ async function state(id: number) {
 }
 
 /** A product with at least one feature row (rows the test can lock). */
-async function productWithFeatures(): Promise<number> {
-  const { id } = await catalogue.direct.one<{ id: number }>('SELECT product_id AS id FROM features GROUP BY product_id ORDER BY product_id LIMIT 1 OFFSET 3');
+async function productWithFeatures(offset: number): Promise<number> {
+  const { id } = await catalogue.direct.one<{ id: number }>('SELECT product_id AS id FROM features GROUP BY product_id ORDER BY product_id LIMIT 1 OFFSET $1', [offset]);
   return id;
 }
 
-describe('write conflicts are retried', () => {
-  it('two concurrent feature replacements: one is retried after a serialization failure, the result is one whole write', async () => {
+describe('concurrent writes of one product', () => {
+  it('two concurrent feature replacements queue on the product row: both succeed, no retry, the result is one whole write', async () => {
     const service = client.server.service;
-    const id = await productWithFeatures();
+    const id = await productWithFeatures(3);
     const retriesBefore = service.transactionRetries;
-    // Both updates read the product, then queue on the feature rows the test holds.
+    // The first update to lock the product waits on the feature rows the test
+    // holds; the second waits for the product row.
     const lock = await HeldLocks.take(catalogue.db.url, `SELECT id FROM features WHERE product_id = ${id} FOR UPDATE`);
     const a = service.updateProduct(id, { name: 'Write A', features: [{ feature: 'A1', value: null }, { feature: 'A2', value: 'x' }] });
     const b = service.updateProduct(id, { name: 'Write B', features: [{ feature: 'B1', value: null }] });
@@ -49,28 +53,35 @@ describe('write conflicts are retried', () => {
     }
     const results = await Promise.allSettled([a, b]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
-    expect(service.transactionRetries).toBeGreaterThan(retriesBefore);
+    expect(service.transactionRetries).toBe(retriesBefore);
+    const final = await state(id);
     expect([
       { name: 'Write A', features: ['A1', 'A2'] },
       { name: 'Write B', features: ['B1'] },
-    ]).toContainEqual(await state(id));
+    ]).toContainEqual(final);
+    // Each answered with what it wrote, and the versions tell their order: the later one is what stayed.
+    const [first, second] = results.map((r) => (r as PromiseFulfilledResult<Awaited<typeof a>>).value);
+    const later = BigInt(first!.product.version) > BigInt(second!.product.version) ? first! : second!;
+    expect({ name: later.product.name, features: later.features.map((f) => f.feature) }).toEqual(final);
   });
 
-  it('a deadlock with another transaction: the update is aborted, run again, and succeeds', async () => {
-    const service = client.server.service;
-    const id = (await productWithFeatures()) + 1;
-    await catalogue.direct.rows('INSERT INTO features (product_id, feature) VALUES ($1, $2)', [id, 'Original']);
+  it('a deadlock with a session that locks in the other order: the update is aborted, run again, and succeeds', async () => {
+    // Postgres looks for deadlocks after deadlock_timeout (1 s): this server waits for locks longer than that.
+    const patient = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { DATABASE_LOCK_TIMEOUT_MS: '10000' } });
+    onTestFinished(() => patient.close());
+    const service = patient.server.service;
+    const id = await productWithFeatures(5);
     const deadlocksBefore = await deadlocks();
     const retriesBefore = service.transactionRetries;
     // The test's transaction waits longer than the server's before checking for
     // a deadlock, so Postgres picks the server's transaction as the victim.
-    const lock = await HeldLocks.take(catalogue.db.url, "SET LOCAL deadlock_timeout = '20s'", `UPDATE products SET slogan = slogan WHERE id = ${id}`);
+    const lock = await HeldLocks.take(catalogue.db.url, "SET LOCAL deadlock_timeout = '20s'", "SET LOCAL lock_timeout = '30s'", `SELECT id FROM features WHERE product_id = ${id} FOR UPDATE`);
     try {
-      // The update deletes the features (locking them), then waits for the product row.
+      // The update locks the product row, then waits for the features the test holds.
       const update = service.updateProduct(id, { name: 'Survived a deadlock', features: [{ feature: 'New', value: 'v' }] });
       await lockWaiters(catalogue.db.url, 1);
-      // Now the test waits for the features: a cycle, which Postgres breaks by aborting the update.
-      await lock.query(`DELETE FROM features WHERE product_id = ${id}`);
+      // Now the test waits for the product row: a cycle, which Postgres breaks by aborting the update.
+      await lock.query(`UPDATE products SET slogan = slogan WHERE id = ${id}`);
       await lock.release();
       await update;
     } finally {
@@ -83,12 +94,44 @@ describe('write conflicts are retried', () => {
     expect(await deadlocks()).toBeGreaterThan(deadlocksBefore);
   });
 
-  it('recognises write conflicts in every wrapping, and nothing else', () => {
+  it('a row held past DATABASE_LOCK_TIMEOUT_MS: 503 with Retry-After through REST and GraphQL, within the bound, and nothing written', async () => {
+    const id = await productWithFeatures(7);
+    const before = await state(id);
+    const lock = await HeldLocks.take(catalogue.db.url, `SELECT id FROM products WHERE id = ${id} FOR UPDATE`);
+    try {
+      const started = performance.now();
+      const rest = await client.app.inject({ method: 'PUT', url: `/products/${id}`, payload: { name: 'Never written', features: [] } });
+      const restMs = performance.now() - started;
+      expect(rest.statusCode).toBe(503);
+      expect(rest.headers['retry-after']).toBe('1');
+      expect(JSON.parse(rest.body)).toEqual({ error: `product ${id} is being changed by other requests right now; nothing was written, try again shortly` });
+      expect(restMs).toBeGreaterThanOrEqual(LOCK_TIMEOUT_MS - 20);
+      expect(restMs).toBeLessThan(LOCK_TIMEOUT_MS + 2_000);
+
+      const graphql = await client.post(`mutation { updateProduct(id: "${id}", input: { name: "Never written either" }) { id } }`);
+      expect(graphql.status).toBe(503);
+      expect(graphql.headers['retry-after']).toBe('1');
+      expect(graphql.body.errors?.[0]?.extensions).toEqual({ code: 'WRITE_CONTENTION' });
+      expect(graphql.body.errors?.[0]?.message).toBe(`product ${id} is being changed by other requests right now; nothing was written, try again shortly`);
+
+      const remove = await client.app.inject({ method: 'DELETE', url: `/products/${id}` });
+      expect(remove.statusCode).toBe(503);
+    } finally {
+      await lock.release();
+    }
+    expect(await state(id)).toEqual(before);
+    // Once the row is free, the same write goes through.
+    expect((await client.app.inject({ method: 'PUT', url: `/products/${id}`, payload: { name: 'Written now' } })).statusCode).toBe(200);
+  });
+
+  it('recognises write conflicts and lock timeouts in every wrapping, and nothing else', () => {
     expect(isWriteConflict({ code: '40001' })).toBe(true);
     expect(isWriteConflict({ code: 'P2034' })).toBe(true);
     expect(isWriteConflict({ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '40P01' } } } })).toBe(true);
     expect(isWriteConflict({ code: '23505' })).toBe(false);
     expect(isWriteConflict(new Error('40001'))).toBe(false);
+    expect(isLockTimeout({ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '55P03' } } } })).toBe(true);
+    expect(isLockTimeout({ code: '57014' })).toBe(false);
   });
 });
 

@@ -566,7 +566,9 @@ describe.each(EXECUTORS)('GraphQL API with $engine', ({ env }) => {
       expect(updated.body.errors).toBeUndefined();
       expect(updated.body.data?.updateProduct).toMatchObject({ id: String(id), name: 'Renamed Parka', defaultPrice: '99.50', features: input.features });
       const after = await db.one<Record<string, unknown>>('SELECT * FROM products WHERE id = $1', [id]);
-      expect(after).toEqual({ ...before, name: 'Renamed Parka', default_price: '99.50', updated_at: expect.any(Date) });
+      expect(after).toEqual({ ...before, name: 'Renamed Parka', default_price: '99.50', updated_at: expect.any(Date), version: expect.any(String) });
+      // A new version, drawn after the one it had (pg returns bigint as text).
+      expect(BigInt(after.version as string)).toBeGreaterThan(BigInt(before.version as string));
       expect((after.updated_at as Date).getTime()).toBeGreaterThan((before.updated_at as Date).getTime());
       expect(new Date(updated.body.data?.updateProduct.updatedAt ?? 0).getTime()).toBe((after.updated_at as Date).getTime());
       expect(await db.rows('SELECT * FROM features WHERE product_id = $1 ORDER BY id', [id])).toEqual(featuresBefore);

@@ -73,9 +73,18 @@ export type Mutation = {
    * Keys are remembered for IDEMPOTENCY_KEY_TTL_SECONDS (24 hours by default).
    */
   createProduct: Product;
-  /** Deletes a product with its features, styles, photos, skus and related rows. Returns the deleted product's id. */
+  /**
+   * Deletes a product with its features, styles, photos, skus and related rows.
+   * Returns the deleted product's id. Errors as updateProduct.
+   */
   deleteProduct: Scalars['ID']['output'];
-  /** Changes the given fields of a product; `features`, when given, replaces the list. Errors with NOT_FOUND for an unknown id. */
+  /**
+   * Changes the given fields of a product; `features`, when given, replaces the
+   * list. Errors with NOT_FOUND for an unknown id. Concurrent writes of one
+   * product are applied one after the other; one that cannot get its turn within
+   * DATABASE_LOCK_TIMEOUT_MS fails with WRITE_CONTENTION (HTTP 503, Retry-After),
+   * having written nothing.
+   */
   updateProduct: Product;
 };
 
@@ -87,11 +96,13 @@ export type MutationCreateProductArgs = {
 
 
 export type MutationDeleteProductArgs = {
+  expectedVersion?: InputMaybe<Scalars['String']['input']>;
   id: Scalars['ID']['input'];
 };
 
 
 export type MutationUpdateProductArgs = {
+  expectedVersion?: InputMaybe<Scalars['String']['input']>;
   id: Scalars['ID']['input'];
   input: UpdateProductInput;
 };
@@ -143,6 +154,13 @@ export type Product = {
   styles: Array<Style>;
   /** When the product was last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /**
+   * Changes at every write of the product and is never reused (an opaque token:
+   * compare it only for equality). Send it back as `expectedVersion` to change
+   * the product only if nobody else has since; REST gives the same value as the
+   * product's ETag.
+   */
+  version: Scalars['String']['output'];
 };
 
 /** A page of products for cursor pagination. */
@@ -420,6 +438,7 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
   slogan?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   styles?: Resolver<Array<ResolversTypes['Style']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type ProductConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductConnection'] = ResolversParentTypes['ProductConnection']> = {

@@ -1,9 +1,13 @@
-// Writes: validate, then the catalogue service (one transaction each).
+// Writes: validate, then the catalogue service (one transaction each). The
+// product a write returns primes this request's loaders: fields selected on
+// the mutation's result are answered from what the write wrote, not read again.
 import type { MutationResolvers } from '../../generated/graphql/resolvers.ts';
 import { IdempotencyKeyReused, parseIdempotencyKey } from '../../catalog/idempotency.ts';
-import type { ProductCreate } from '../../catalog/service.ts';
+import type { CatalogLoaders } from '../../catalog/loaders.ts';
+import { type ProductCreate, VersionMismatch, type WrittenProduct } from '../../catalog/service.ts';
 import { ValidationError, validateProductWrite } from '../../catalog/validation.ts';
-import { badInput, idempotencyKeyReused } from '../errors.ts';
+import { WriteContention } from '../../db/transaction.ts';
+import { badInput, idempotencyKeyReused, versionConflict, writeContention } from '../errors.ts';
 import { parseId } from '../ids.ts';
 
 /** Validation problems are the client's to fix: HTTP 400 with the field named. */
@@ -16,22 +20,41 @@ function validated<T>(check: () => T): T {
   }
 }
 
+/** Runs a write, turning the failures a client can act on into their GraphQL errors. */
+async function write<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof IdempotencyKeyReused) throw idempotencyKeyReused(error.message);
+    if (error instanceof VersionMismatch) throw versionConflict(error.message, error.currentVersion);
+    if (error instanceof WriteContention) throw writeContention(error.message);
+    throw error;
+  }
+}
+
+function primed(loaders: CatalogLoaders, { product, features }: WrittenProduct) {
+  loaders.product.clear(product.id).prime(product.id, product);
+  loaders.features.clear(product.id).prime(product.id, features);
+  return product;
+}
+
+/** expectedVersion as the service takes it: undefined when not sent. */
+const expected = (version: string | null | undefined) => (version === undefined || version === null ? undefined : [version]);
+
 export const Mutation: MutationResolvers = {
-  createProduct: async (_root, { input, idempotencyKey }, { service, idempotencyKeyHeader }) => {
-    const write = validated(() => validateProductWrite(input, 'create'));
+  createProduct: async (_root, { input, idempotencyKey }, { service, idempotencyKeyHeader, loaders }) => {
+    const checked = validated(() => validateProductWrite(input, 'create'));
     const key = validated(() => idempotencyKey === undefined || idempotencyKey === null
       ? parseIdempotencyKey(idempotencyKeyHeader, 'Idempotency-Key')
       : parseIdempotencyKey(idempotencyKey, 'idempotencyKey'));
-    try {
-      return (await service.createProduct(write as ProductCreate, { idempotencyKey: key })).product;
-    } catch (error) {
-      if (error instanceof IdempotencyKeyReused) throw idempotencyKeyReused(error.message);
-      throw error;
-    }
+    return primed(loaders, await write(() => service.createProduct(checked as ProductCreate, { idempotencyKey: key })));
   },
-  updateProduct: (_root, { id, input }, { service }) => service.updateProduct(parseId(id), validated(() => validateProductWrite(input, 'update'))),
-  deleteProduct: async (_root, { id }, { service }) => {
-    await service.deleteProduct(parseId(id));
+  updateProduct: async (_root, { id, input, expectedVersion }, { service, loaders }) => {
+    const checked = validated(() => validateProductWrite(input, 'update'));
+    return primed(loaders, await write(() => service.updateProduct(parseId(id), checked, { expected: expected(expectedVersion) })));
+  },
+  deleteProduct: async (_root, { id, expectedVersion }, { service }) => {
+    await write(() => service.deleteProduct(parseId(id), { expected: expected(expectedVersion) }));
     return id;
   },
 };

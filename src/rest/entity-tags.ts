@@ -1,0 +1,38 @@
+// Entity tags of products (RFC 9110 §8.8.3): the strong ETag of a product's
+// REST representation is its version (products.version, new at every write),
+// quoted. Conditional writes send it back in If-Match; conditional reads in
+// If-None-Match.
+import type { ExpectedVersion } from '../catalog/service.ts';
+import { BadRequest } from './params.ts';
+
+export const productETag = (version: string): string => `"${version}"`;
+
+/** One entity tag: optionally weak (W/), then a quoted string of etagc characters. */
+const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
+
+/**
+ * The versions an If-Match header accepts: '*' (any existing product), or the
+ * strong tags it lists. Weak tags never match under If-Match's strong
+ * comparison, so they are dropped (a list of only weak tags matches nothing).
+ * Undefined when the header is absent; a malformed one is a 400.
+ */
+export function parseIfMatch(header: string | string[] | undefined): ExpectedVersion | undefined {
+  if (header === undefined) return undefined;
+  const text = (Array.isArray(header) ? header.join(',') : header).trim();
+  if (text === '*') return '*';
+  const versions: string[] = [];
+  for (const part of text.split(',')) {
+    const match = ENTITY_TAG.exec(part.trim());
+    if (!match) throw new BadRequest('If-Match: must be "*" or a list of entity tags as ETag gives them, e.g. "1234"');
+    if (!match[1]) versions.push(match[2]!);
+  }
+  return versions;
+}
+
+/** True when an If-None-Match header names this ETag (weak comparison) or is '*'. */
+export function noneMatch(header: string | string[] | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (text.trim() === '*') return true;
+  return text.split(',').some((part) => part.trim().replace(/^W\//, '') === etag);
+}
