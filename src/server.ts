@@ -17,7 +17,6 @@ import { connectDatabase, type Database } from './db/prisma.ts';
 import { poolReads } from './db/reads.ts';
 import type { ReadRouter } from './db/read-router.ts';
 import { connectReadReplicas } from './db/replicas.ts';
-import { transactionSettings, Transactions } from './db/transaction.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
@@ -89,10 +88,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     lockTimeoutMs: config.databaseLockTimeoutMs,
   });
-  const service = new CatalogService(database.prisma, {
-    transactions: new Transactions(database.prisma, transactionSettings(config)),
-    idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
-  });
+  const service = new CatalogService(database.pool, { idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
 
   const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message));
   const replicas = config.databaseReplicaUrls.length === 0 ? undefined : await connectReadReplicas(config, database, cache?.redisClient, {

@@ -8,7 +8,7 @@
 // default_price or defaultPrice, stray spaces) share a key.
 import { AsyncResource } from 'node:async_hooks';
 import crypto from 'node:crypto';
-import type { Prisma } from '../db/prisma.ts';
+import type pg from 'pg';
 import type { TransactionClient } from '../db/transaction.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
 import { ValidationError, type ProductWrite } from './validation.ts';
@@ -41,12 +41,12 @@ export function fingerprint(write: ProductWrite): string {
 const SWEEP_INTERVAL_MS = 3600_000;
 
 export class IdempotencyKeys {
-  private readonly prisma: Prisma;
+  private readonly pool: pg.Pool;
   private readonly ttlSeconds: number;
   private lastSweep = 0;
 
-  constructor(prisma: Prisma, ttlSeconds: number) {
-    this.prisma = prisma;
+  constructor(pool: pg.Pool, ttlSeconds: number) {
+    this.pool = pool;
     this.ttlSeconds = ttlSeconds;
   }
 
@@ -56,7 +56,7 @@ export class IdempotencyKeys {
    * (remember() takes it over).
    */
   async find(tx: TransactionClient, key: string, requestHash: string): Promise<number | undefined> {
-    const [stored] = await tx.$queryRawUnsafe<{ requestHash: string; productId: number; live: boolean }[]>(FIND_IDEMPOTENCY_KEY, key);
+    const [stored] = await tx.query<{ requestHash: string; productId: number; live: boolean }>(FIND_IDEMPOTENCY_KEY, [key]);
     if (!stored?.live) return undefined;
     if (stored.requestHash !== requestHash) throw new IdempotencyKeyReused(key);
     return stored.productId;
@@ -68,7 +68,7 @@ export class IdempotencyKeys {
    * finds the key taken: KeyTakenMeanwhile (the caller rolls back and looks again).
    */
   async remember(tx: TransactionClient, key: string, requestHash: string, productId: number): Promise<void> {
-    const stored = await tx.$queryRawUnsafe<unknown[]>(STORE_IDEMPOTENCY_KEY, key, requestHash, productId, this.ttlSeconds);
+    const stored = await tx.query(STORE_IDEMPOTENCY_KEY, [key, requestHash, productId, this.ttlSeconds]);
     if (stored.length === 0) throw new KeyTakenMeanwhile();
   }
 
@@ -82,7 +82,7 @@ export class IdempotencyKeys {
     const now = Date.now();
     if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
     this.lastSweep = now;
-    this.outsideRequests.runInAsyncScope(() => this.prisma.$executeRawUnsafe(SWEEP_IDEMPOTENCY_KEYS))
+    this.outsideRequests.runInAsyncScope(() => this.pool.query(SWEEP_IDEMPOTENCY_KEYS))
       .catch(() => { this.lastSweep = 0; });
   }
 }

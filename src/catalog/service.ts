@@ -4,7 +4,7 @@
 // response cache, listing pages, read replicas' positions) hear which
 // products changed. Every write answers with what it wrote, read in the same
 // statement: no second read that a replica or a cache could answer older.
-import type { Prisma } from '../db/prisma.ts';
+import type pg from 'pg';
 import { Transactions, type TransactionClient } from '../db/transaction.ts';
 import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.ts';
 import type { Feature, Product } from './types.ts';
@@ -53,9 +53,9 @@ export class CatalogService {
   private readonly transactions: Transactions;
   private readonly idempotencyKeys: IdempotencyKeys;
   private readonly listeners: ProductChangeListener[] = [];
-  constructor(prisma: Prisma, options: { transactions?: Transactions; idempotencyKeyTtlSeconds?: number } = {}) {
-    this.transactions = options.transactions ?? new Transactions(prisma);
-    this.idempotencyKeys = new IdempotencyKeys(prisma, options.idempotencyKeyTtlSeconds ?? 24 * 3600);
+  constructor(pool: pg.Pool, options: { transactions?: Transactions; idempotencyKeyTtlSeconds?: number } = {}) {
+    this.transactions = options.transactions ?? new Transactions(pool);
+    this.idempotencyKeys = new IdempotencyKeys(pool, options.idempotencyKeyTtlSeconds ?? 24 * 3600);
   }
 
   /** Write transactions run again after deadlocks, serialization failures and idempotency-key races. */
@@ -76,7 +76,7 @@ export class CatalogService {
    * there is none, VersionMismatch when `expected` names other versions.
    */
   private async lock(tx: TransactionClient, id: number, expected: ExpectedVersion | undefined): Promise<void> {
-    const [row] = await tx.$queryRawUnsafe<{ version: string }[]>(LOCK_PRODUCT, id);
+    const [row] = await tx.query<{ version: string }>(LOCK_PRODUCT, [id]);
     if (!row) throw new NotFoundError(`product ${id} not found`);
     if (expected !== undefined && expected !== '*' && !expected.includes(row.version)) throw new VersionMismatch(id, expected, row.version);
   }
@@ -92,13 +92,13 @@ export class CatalogService {
       if (key !== undefined) {
         const earlierId = await this.idempotencyKeys.find(tx, key, requestHash);
         if (earlierId !== undefined) {
-          const [earlier] = await tx.$queryRawUnsafe<ProductRow[]>(PRODUCT_WITH_FEATURES, earlierId);
+          const [earlier] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [earlierId]);
           if (!earlier) throw new NotFoundError(`product ${earlierId}, created with this Idempotency-Key, has been deleted since`);
           return { ...written(earlier), replayed: true };
         }
       }
-      const [row] = await tx.$queryRawUnsafe<ProductRow[]>(CREATE_PRODUCT,
-        write.name, write.slogan, write.description, write.category, write.defaultPrice, JSON.stringify(write.features ?? []));
+      const [row] = await tx.query<ProductRow>(CREATE_PRODUCT,
+        [write.name, write.slogan, write.description, write.category, write.defaultPrice, JSON.stringify(write.features ?? [])]);
       // A concurrent create with the same key that committed first makes this
       // throw KeyTakenMeanwhile: the transaction rolls back and runs again,
       // and finds that key.
@@ -114,9 +114,9 @@ export class CatalogService {
   async updateProduct(id: number, write: ProductWrite, options: { expected?: ExpectedVersion } = {}): Promise<WrittenProduct> {
     const result = await this.transactions.run(`product ${id}`, async (tx) => {
       await this.lock(tx, id, options.expected);
-      const [row] = await tx.$queryRawUnsafe<ProductRow[]>(UPDATE_PRODUCT, id,
+      const [row] = await tx.query<ProductRow>(UPDATE_PRODUCT, [id,
         write.name ?? null, write.slogan ?? null, write.description ?? null, write.category ?? null, write.defaultPrice ?? null,
-        write.features ? JSON.stringify(write.features) : null);
+        write.features ? JSON.stringify(write.features) : null]);
       return written(row!);
     });
     await this.changed([id], 'updated');
@@ -128,7 +128,7 @@ export class CatalogService {
     // Products that list this one as related change too (their related rows cascade away).
     const referencing = await this.transactions.run(`product ${id}`, async (tx) => {
       await this.lock(tx, id, options.expected);
-      return (await tx.$queryRawUnsafe<{ id: number }[]>(DELETE_PRODUCT, id)).map((row) => row.id);
+      return (await tx.query<{ id: number }>(DELETE_PRODUCT, [id])).map((row) => row.id);
     });
     await this.changed([id, ...referencing], 'deleted');
   }

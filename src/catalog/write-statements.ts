@@ -5,10 +5,14 @@
 // statement starts after the lock is granted, so it sees what the previous
 // holder committed (READ COMMITTED takes a new snapshot per statement).
 // Features arrive as one JSON array parameter, however many there are.
+import type { Statement } from '../db/transaction.ts';
 import { productColumns } from './queries.ts';
 
+/** A named statement: each connection prepares it once (names are the read statements' own otherwise). */
+const statement = (name: string, text: string): Statement => ({ name: `write_${name}`, text });
+
 /** The product's current version, its row locked until the transaction ends; no row for an unknown id. */
-export const LOCK_PRODUCT = 'SELECT version::text AS version FROM products WHERE id = $1 FOR UPDATE';
+export const LOCK_PRODUCT = statement('lock_product', 'SELECT version::text AS version FROM products WHERE id = $1 FOR UPDATE');
 
 /** Features as the statements return them: in id order, as the reads do. */
 const FEATURES_JSON = `coalesce(json_agg(json_build_object('id', f.id, 'productId', f.product_id, 'feature', f.feature, 'value', f.value) ORDER BY f.id), '[]'::json)`;
@@ -26,13 +30,13 @@ const insertFeatures = (product: string, json: string) => `
  * $4 category, $5 price, $6 features (JSON array). The version comes from the
  * column's default.
  */
-export const CREATE_PRODUCT = `
+export const CREATE_PRODUCT = statement('create_product', `
   WITH p AS (
     INSERT INTO products (name, slogan, description, category, default_price)
     VALUES ($1, $2, $3, $4, $5::numeric)
     RETURNING *
   ), added AS (${insertFeatures('(SELECT id FROM p)', '$6')})
-  SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM added f) AS features FROM p`;
+  SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM added f) AS features FROM p`);
 
 /**
  * Changes the locked product $1: each of $2 name, $3 slogan, $4 description,
@@ -40,7 +44,7 @@ export const CREATE_PRODUCT = `
  * features when not null. A new version either way. Returns the product and
  * its features as they now are.
  */
-export const UPDATE_PRODUCT = `
+export const UPDATE_PRODUCT = statement('update_product', `
   WITH gone AS (
     DELETE FROM features WHERE product_id = $1 AND $7::jsonb IS NOT NULL
   ), added AS (${insertFeatures('$1', '$7')}
@@ -54,26 +58,26 @@ export const UPDATE_PRODUCT = `
     WHERE id = $1
     RETURNING *
   )
-  SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM (SELECT * FROM added UNION ALL SELECT * FROM kept) f) AS features FROM p`;
+  SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM (SELECT * FROM added UNION ALL SELECT * FROM kept) f) AS features FROM p`);
 
 /** Deletes the locked product $1; returns the products that listed it as related (their related rows cascade away). */
-export const DELETE_PRODUCT = `
+export const DELETE_PRODUCT = statement('delete_product', `
   WITH referencing AS (
     SELECT DISTINCT current_product_id AS id FROM related WHERE related_product_id = $1
   ), gone AS (
     DELETE FROM products WHERE id = $1
   )
-  SELECT id FROM referencing`;
+  SELECT id FROM referencing`);
 
 /** A product with its features (the answer to a replayed create). */
-export const PRODUCT_WITH_FEATURES = `
+export const PRODUCT_WITH_FEATURES = statement('product_with_features', `
   SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM features f WHERE f.product_id = p.id) AS features
-  FROM products p WHERE p.id = $1`;
+  FROM products p WHERE p.id = $1`);
 
 /** The idempotency key $1 if stored: its fingerprint, product, and whether it is still live. */
-export const FIND_IDEMPOTENCY_KEY = `
+export const FIND_IDEMPOTENCY_KEY = statement('find_idempotency_key', `
   SELECT request_hash AS "requestHash", product_id AS "productId", expires_at > now() AS live
-  FROM idempotency_keys WHERE key = $1`;
+  FROM idempotency_keys WHERE key = $1`);
 
 /**
  * Stores key $1 (fingerprint $2, product $3, lifetime $4 seconds), taking over
@@ -81,13 +85,13 @@ export const FIND_IDEMPOTENCY_KEY = `
  * key committed first: this statement waited for it), nothing is stored and
  * no row returned.
  */
-export const STORE_IDEMPOTENCY_KEY = `
+export const STORE_IDEMPOTENCY_KEY = statement('store_idempotency_key', `
   INSERT INTO idempotency_keys (key, request_hash, product_id, expires_at)
   VALUES ($1, $2, $3, now() + make_interval(secs => $4))
   ON CONFLICT (key) DO UPDATE
     SET request_hash = EXCLUDED.request_hash, product_id = EXCLUDED.product_id, created_at = now(), expires_at = EXCLUDED.expires_at
     WHERE idempotency_keys.expires_at <= now()
-  RETURNING key`;
+  RETURNING key`);
 
 /** Forgets every expired key. */
-export const SWEEP_IDEMPOTENCY_KEYS = 'DELETE FROM idempotency_keys WHERE expires_at <= now()';
+export const SWEEP_IDEMPOTENCY_KEYS = statement('sweep_idempotency_keys', 'DELETE FROM idempotency_keys WHERE expires_at <= now()');
