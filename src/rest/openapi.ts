@@ -28,7 +28,7 @@ export interface OpenApiDocument {
   servers?: { url: string; description?: string }[];
   tags?: { name: string; description?: string }[];
   paths: Record<string, PathItem>;
-  components: { schemas: Record<string, JsonSchema>; parameters: Record<string, unknown>; responses: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+  components: { schemas: Record<string, JsonSchema>; parameters: Record<string, unknown>; headers: Record<string, unknown>; responses: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
 }
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -56,6 +56,7 @@ const MAX_PRICE = 99_999_999.99;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 const paramRef = (name: string) => ({ $ref: `#/components/parameters/${name}` });
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 const EXAMPLE_DATE = '2021-08-13T14:38:44.509Z';
 
@@ -292,6 +293,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
 
   const readErrors = { 400: responseRef('BadRequest'), 404: responseRef('NotFound'), 500: responseRef('InternalError'), 503: responseRef('Unavailable') };
   const bodyErrors = { 413: responseRef('PayloadTooLarge'), 415: responseRef('UnsupportedMediaType') };
+  const conditionalErrors = {
+    412: {
+      ...errorResponse('If-Match named none of the product\'s current version: someone changed it since it was read. Nothing was written; the `ETag` header gives the current version.',
+        'product 1 has changed since version "1000342": it is now at version "1000345"; read it again and reapply your change'),
+      headers: { ETag: headerRef('ETag') },
+    },
+    428: errorResponse('Only when the server requires conditional writes (WRITES_REQUIRE_IF_MATCH=on): the request had no If-Match.',
+      'If-Match is required: send the ETag of the product as you last read it (GET /products/:product_id), or "*"'),
+  };
 
   return withAccessControl({
     openapi: '3.1.0',
@@ -302,7 +312,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         'The legacy Products API, drop-in compatible with the Atelier front end. Every error is `{"error": "<message>"}`:',
         '400 for a malformed id, `page` or `count` (not a positive integer, or `count` above ' + String(maxPageSize) + ') or an invalid body,',
         '404 for an unknown product, 413/415 for an oversized or non-JSON body, 422 for a reused `Idempotency-Key`,',
-        '503 with `Retry-After` while the database is unavailable, 500 (masked) for anything else.',
+        '412 when an `If-Match` no longer matches the product (428 without one, if the server requires it),',
+        '503 with `Retry-After` while the database is unavailable or a write could not get its turn on a busy product, 500 (masked) for anything else.',
+        'Products carry a strong `ETag` (their version, new at every write): send it back in `If-Match` on PUT and DELETE',
+        'to change the product only if nobody else has since (no lost updates), or in `If-None-Match` on GET for a 304.',
         'The same catalogue is served over GraphQL at `/graphql`.',
       ].join(' '),
     },
@@ -346,6 +359,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
               description: 'The created product (or, for a repeated Idempotency-Key, the product the first request created).',
               headers: {
                 'Idempotent-Replayed': { description: '`true` when an earlier request with this Idempotency-Key created the product.', schema: { type: 'string', const: 'true' } },
+                ETag: headerRef('ETag'),
               },
               content: json(ref('Product'), detail),
             },
@@ -364,24 +378,34 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
           operationId: 'getProduct',
           tags: ['products'],
           summary: 'A product with its features',
-          responses: { 200: { description: 'The product.', content: json(ref('Product'), detail) }, ...readErrors },
+          parameters: [paramRef('If-None-Match')],
+          responses: {
+            200: { description: 'The product.', headers: { ETag: headerRef('ETag') }, content: json(ref('Product'), detail) },
+            304: { description: 'If-None-Match named the product\'s current ETag: what the client has is current. No body.', headers: { ETag: headerRef('ETag') } },
+            ...readErrors,
+          },
         },
         put: {
           operationId: 'updateProduct',
           tags: ['products'],
           summary: 'Update a product',
+          description: 'Concurrent updates of one product are applied one after the other, each whole. With `If-Match`, only if the product is still at that version.',
+          parameters: [paramRef('If-Match')],
           requestBody: { required: true, content: json(ref('ProductUpdate'), { default_price: '120.00' }) },
           responses: {
-            200: { description: 'The updated product.', content: json(ref('Product'), { ...detail, default_price: '120.00' }) },
+            200: { description: 'The updated product.', headers: { ETag: headerRef('ETag') }, content: json(ref('Product'), { ...detail, default_price: '120.00' }) },
             ...readErrors,
             ...bodyErrors,
+            ...conditionalErrors,
           },
         },
         delete: {
           operationId: 'deleteProduct',
           tags: ['products'],
           summary: 'Delete a product (with its features, styles, photos, skus and related rows)',
-          responses: { 204: { description: 'Deleted; no body.' }, ...readErrors, ...bodyErrors },
+          description: 'With `If-Match`, only if the product is still at that version.',
+          parameters: [paramRef('If-Match')],
+          responses: { 204: { description: 'Deleted; no body.' }, ...readErrors, ...bodyErrors, ...conditionalErrors },
         },
       },
       '/products/{product_id}/styles': {
@@ -438,12 +462,35 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
           schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
           example: '0b7c1c1e-8d57-4c38-9a4f-5f0e6a1f2c3d',
         },
+        'If-Match': {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description: 'Change the product only if it is still at one of these versions: the `ETag` it was read with (a list is allowed; weak tags never match), or `*` for any existing product.',
+          schema: { type: 'string', pattern: '^\\s*(\\*|(W/)?"[^"]*"(\\s*,\\s*(W/)?"[^"]*")*)\\s*$' },
+          example: '"1000342"',
+        },
+        'If-None-Match': {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description: 'The `ETag`s the client already has: 304 without a body when the product is still at one of them.',
+          schema: { type: 'string' },
+          example: '"1000342"',
+        },
         count: {
           name: 'count',
           in: 'query',
           required: false,
           description: `Products per page, from 1 to ${maxPageSize}.`,
           schema: { type: 'integer', minimum: 1, maximum: maxPageSize, default: 5 },
+        },
+      },
+      headers: {
+        ETag: {
+          description: 'The product\'s version as a strong entity tag: new at every write of the product (its fields or features), never reused.',
+          schema: { type: 'string', pattern: '^"[0-9]+"$' },
+          example: '"1000342"',
         },
       },
       responses: {
@@ -453,7 +500,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         UnsupportedMediaType: errorResponse('The request body is not application/json.', 'request body must be application/json'),
         InternalError: errorResponse('An unexpected error (details are logged, never sent).', 'internal server error'),
         Unavailable: {
-          ...errorResponse('Postgres is unavailable (down, restarting, unreachable, or every connection busy past the queue timeout): try again after Retry-After seconds.', 'database unavailable, try again shortly'),
+          ...errorResponse('Postgres is unavailable (down, restarting, unreachable, or every connection busy past the queue timeout), or a write waited for its turn on a busy product past DATABASE_LOCK_TIMEOUT_MS and wrote nothing: try again after Retry-After seconds.', 'database unavailable, try again shortly'),
           headers: { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } },
         },
       },

@@ -42,10 +42,10 @@ interface Reply {
 const seen = new Set<string>();
 
 /** Sends a request through the real app and checks the response against the document. */
-async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const response = await client.app.inject({
+async function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}, via: TestClient = client): Promise<Reply> {
+  const response = await via.app.inject({
     method, url,
-    ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json', ...headers } }),
+    ...(payload === undefined ? { headers } : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json', ...headers } }),
   });
   const contentType = response.headers['content-type'] as string | undefined;
   const body = response.body === '' ? undefined : JSON.parse(response.body);
@@ -307,6 +307,27 @@ describe('real responses match the document', () => {
     expect((await call('POST', '/products', body, key)).status).toBe(404);
   });
 
+  it('conditional requests: GET 304 for the current ETag, PUT and DELETE 412 for a stale one, 428 where If-Match is required', async () => {
+    const created = await call('POST', '/products', { name: 'Versioned', slogan: 's', description: 'd', category: 'Pants', default_price: '10' });
+    const id = created.body.id as number;
+    const read = await client.app.inject({ method: 'GET', url: `/products/${id}` });
+    const etag = read.headers.etag as string;
+    expect(etag).toMatch(/^"\d+"$/);
+    const notModified = await call('GET', `/products/${id}`, undefined, { 'if-none-match': etag });
+    expect(notModified).toMatchObject({ status: 304, raw: '' });
+    expect((await call('PUT', `/products/${id}`, { name: 'Versioned twice' }, { 'if-match': etag })).status).toBe(200);
+    expect((await call('PUT', `/products/${id}`, { name: 'Lost update' }, { 'if-match': etag })).status).toBe(412);
+    expect((await call('DELETE', `/products/${id}`, undefined, { 'if-match': etag })).status).toBe(412);
+    const strict = await createTestClient(catalogue.db.url, { env: { WRITES_REQUIRE_IF_MATCH: 'on' } });
+    try {
+      expect((await call('PUT', `/products/${id}`, { name: 'Unconditional' }, {}, strict)).status).toBe(428);
+      expect((await call('DELETE', `/products/${id}`, undefined, {}, strict)).status).toBe(428);
+      expect((await call('DELETE', `/products/${id}`, undefined, { 'if-match': '*' }, strict)).status).toBe(204);
+    } finally {
+      await strict.close();
+    }
+  });
+
   // A product_id with malformed percent-encoding never reaches the route: the
   // router rejects it, and the server's frameworkErrors answers in the legacy shape.
   it('400 for a product_id with malformed percent-encoding has the legacy {"error"} body', async () => {
@@ -375,7 +396,7 @@ describe('assertMatchesOpenApi catches drift', () => {
   });
 
   it('rejects undocumented statuses, methods and paths, and a body on 204', () => {
-    expect(check('/products/1', product, 201)).toThrow(/status 201 is not documented \(documented: 200, 400, 401, 404, 429, 500, 503\)/);
+    expect(check('/products/1', product, 201)).toThrow(/status 201 is not documented \(documented: 200, 304, 400, 401, 404, 429, 500, 503\)/);
     expect(check('/products', [], 404)).toThrow(/status 404 is not documented/);
     expect(check('/products/1', {}, 200, 'PATCH')).toThrow(/PATCH \/products\/\{product_id\} is not documented/);
     expect(check('/products/1/photos', [])).toThrow(/no path in the document matches/);
