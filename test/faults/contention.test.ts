@@ -22,7 +22,7 @@ const PRODUCTS = 10;
 const DELETABLE = 2;
 const KEYS = 5;
 
-interface Feature { feature: string; value: string | null }
+type Feature = { feature: string; value: string | null };
 interface State { name: string; slogan: string; defaultPrice: string; features: Feature[] }
 interface Change { name?: string; slogan?: string; defaultPrice?: string; features?: Feature[] }
 interface Acknowledged { productId: number; version: bigint; change: Change; answer: State; via: string }
