@@ -1,6 +1,9 @@
 // Writes to the catalogue. Each runs in one SERIALIZABLE transaction, retried
 // on write conflicts (src/db/transaction.ts); after it commits, listeners
-// (the response cache, listing pages) hear which products changed.
+// (the response cache, listing pages) hear which products changed. Each also
+// announces its change in its transaction (NOTIFY, delivered on commit), so
+// every instance hears it (src/cache/change-feed.ts).
+import { notifyProductsChanged } from '../cache/change-feed.ts';
 import type { Prisma } from '../db/prisma.ts';
 import { Transactions } from '../db/transaction.ts';
 import type { Product as ProductModel } from '../generated/prisma/client.ts';
@@ -73,6 +76,7 @@ export class CatalogService {
         },
       });
       if (key !== undefined) await this.idempotencyKeys.remember(tx, key, requestHash, product.id, now);
+      await notifyProductsChanged(tx, [product.id], 'created');
       return { product, replayed: false };
       // Racers with the same key fail with a serialization failure (they read the
       // key first); should Postgres report the unique violation instead, the
@@ -92,6 +96,7 @@ export class CatalogService {
         await tx.feature.deleteMany({ where: { productId: id } });
         await tx.feature.createMany({ data: features.map((f) => ({ productId: id, feature: f.feature, value: f.value })) });
       }
+      await notifyProductsChanged(tx, [id], 'updated');
       return tx.product.update({ where: { id }, data: fields });
     });
     await this.changed([id], 'updated');
@@ -104,6 +109,7 @@ export class CatalogService {
       const referencing = await tx.related.findMany({ where: { relatedProductId: id }, select: { currentProductId: true }, distinct: ['currentProductId'] });
       const { count } = await tx.product.deleteMany({ where: { id } });
       if (count === 0) throw new NotFoundError(`product ${id} not found`);
+      await notifyProductsChanged(tx, [id, ...referencing.map((r) => r.currentProductId)], 'deleted');
       return referencing.map((r) => r.currentProductId);
     });
     await this.changed([id, ...result], 'deleted');
