@@ -267,7 +267,8 @@ describe.skipIf(!redisAvailable())('freshness under Redis faults, two server pro
   it('4. failover to a replica that had not received the invalidation: B serves the new product, not the replica\'s old entry', async () => {
     const id = 34;
     const unrelated = 36;
-    replica = await startTestRedis(['--replicaof', '127.0.0.1', String(master.port)]);
+    // Its own directory: a replica writes the master's snapshot to disk when it syncs.
+    replica = await startTestRedis(['--replicaof', '127.0.0.1', String(master.port), '--dir', fs.mkdtempSync(path.join(aofDir, 'replica-'))]);
     const toReplica = new Redis(replica.url, { maxRetriesPerRequest: 1 });
     toReplica.on('error', () => {});
     try {
