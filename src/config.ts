@@ -57,6 +57,15 @@ export interface Config {
   apqTtlSeconds: number;
   /** Longest a Redis command may take before the request goes to Postgres instead. */
   redisTimeoutMs: number;
+  /**
+   * Listen for every instance's committed writes through Postgres (LISTEN
+   * catalogue_changes): cached responses they changed are never served after
+   * the notification is heard, whether or not Redis took the invalidation.
+   * On by default with a shared cache (REDIS_URL) or several worker processes.
+   */
+  changeFeed: boolean;
+  /** Where the change feed LISTENs: the primary, in session mode; undefined: the API's database. */
+  changeFeedDatabaseUrl: string | undefined;
   /** Connections in this process's Postgres pool. */
   databasePoolSize: number;
   /** Longest opening one Postgres connection may take (TCP, TLS, authentication) before it counts as unreachable. */
@@ -264,6 +273,8 @@ export function loadConfig(env: Env = process.env): Config {
     cacheTtlSeconds: read.integer('CACHE_TTL_SECONDS', 300, 1, 7 * 24 * 3600),
     cachePrefix: read.string('CACHE_PREFIX', 'catalogue:'),
     redisTimeoutMs: read.integer('REDIS_TIMEOUT_MS', 100, 5, 10_000),
+    changeFeed: false,
+    changeFeedDatabaseUrl: read.optionalUrl('CHANGE_FEED_DATABASE_URL', ['postgres:', 'postgresql:']),
     trustedDocuments: read.oneOf('TRUSTED_DOCUMENTS', 'off', ['on', 'off'] as const) === 'on',
     apqTtlSeconds: read.integer('APQ_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
@@ -301,6 +312,12 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitGraphqlCostUnit: read.integer('RATE_LIMIT_GRAPHQL_COST_UNIT', 100, 1, 1_000_000),
   };
   config.exposeErrors = config.nodeEnv === 'development';
+  // auto: whenever more than one process may write (a shared cache means several instances; WORKERS several workers).
+  const changeFeed = read.oneOf('CHANGE_FEED', 'auto', ['auto', 'on', 'off'] as const);
+  config.changeFeed = changeFeed === 'auto' ? config.redisUrl !== undefined || config.workers > 1 : changeFeed === 'on';
+  if (!config.changeFeed && config.changeFeedDatabaseUrl !== undefined) {
+    read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with neither REDIS_URL nor WORKERS > 1' : ''}): set CHANGE_FEED=on or remove it`);
+  }
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }

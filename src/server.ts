@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createLoaders } from './catalog/loaders.ts';
 import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create.ts';
+import { ChangeFeed } from './cache/change-feed.ts';
 import { LISTING_TAG, productTag, type ResponseCache } from './cache/response-cache.ts';
 import { ProductPages } from './catalog/pages.ts';
 import { CatalogQueries } from './catalog/queries.ts';
@@ -33,6 +34,7 @@ import type { AccessControl } from './auth/access.ts';
 import { graphqlCaller } from './graphql/access-plugin.ts';
 import { restGuard } from './auth/rest-guard.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
+import { throttled } from './util/throttled.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -90,7 +92,13 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   });
   const service = new CatalogService(database.pool, { idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
 
-  const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message));
+  // Every instance's committed writes, heard through Postgres (src/cache/change-feed.ts).
+  const feed = config.changeFeed ? new ChangeFeed({
+    url: config.changeFeedDatabaseUrl ?? databaseUrl,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    warn: throttled((message, error) => app.log.warn({ err: error }, message)),
+  }) : undefined;
+  const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message), feed);
   const replicas = config.databaseReplicaUrls.length === 0 ? undefined : await connectReadReplicas(config, database, cache?.redisClient, {
     warn: (message, error) => app.log.warn({ err: error }, message),
     info: (message) => app.log.info(message),
@@ -110,6 +118,24 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   });
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
   const pages = new ProductPages(queries, cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined);
+  if (feed) {
+    // Any instance's write, this one's included, heard once it committed:
+    // whatever showed those products is not served from the cache any more,
+    // wherever it is stored, and listing anchors follow creates and deletes.
+    feed.subscribe({
+      changed: (ids, change) => {
+        cache?.heard([...ids.map(productTag), ...(change === 'updated' ? [] : [LISTING_TAG])]);
+        if (change !== 'updated') pages.invalidate();
+      },
+      everything: () => {
+        cache?.heardEverything();
+        pages.invalidate();
+      },
+    });
+    // Listening before serving (or, if Postgres does not answer yet, serving without the cache until it does).
+    await feed.start();
+    app.addHook('onClose', async () => feed.close());
+  }
   await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
   if (cache) {
     // After every committed write: drop the cached responses that show the

@@ -1,16 +1,19 @@
 // The response cache the configuration asks for: Redis shared by every
 // instance when REDIS_URL is set, else in-process; none with CACHE=off.
+// With the change feed (CHANGE_FEED), it also follows every instance's
+// committed writes heard through Postgres.
 import type { Config } from '../config.ts';
 import { MemoryStore } from './memory-store.ts';
 import { RedisStore } from './redis-store.ts';
-import { ResponseCache } from './response-cache.ts';
+import { type ChangeListening, ResponseCache } from './response-cache.ts';
 import { throttled } from '../util/throttled.ts';
 
-export function createResponseCache(config: Config, warn: (message: string, error: unknown) => void): ResponseCache | undefined {
+/** With `feed`, writes heard through it are never served stale, and nothing is served while it is not listening. */
+export function createResponseCache(config: Config, warn: (message: string, error: unknown) => void, feed?: ChangeListening): ResponseCache | undefined {
   if (!config.cache) return undefined;
   const log = throttled(warn);
   const store = config.redisUrl
     ? new RedisStore({ url: config.redisUrl, prefix: config.cachePrefix, timeoutMs: config.redisTimeoutMs, onError: (error) => log('Redis connection problem', error) })
     : new MemoryStore();
-  return new ResponseCache(store, { ttlSeconds: config.cacheTtlSeconds, warn: log });
+  return new ResponseCache(store, { ttlSeconds: config.cacheTtlSeconds, warn: log, feed });
 }

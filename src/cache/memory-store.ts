@@ -73,6 +73,13 @@ export class MemoryStore implements CacheStore {
     }
   }
 
+  /** Drops every entry (anything may have changed); a read in flight is not stored after it. */
+  clear(): void {
+    this.invalidations++;
+    this.entries.clear();
+    this.byTag.clear();
+  }
+
   async close(): Promise<void> {
     this.entries.clear();
     this.byTag.clear();

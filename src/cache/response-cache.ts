@@ -3,7 +3,15 @@
 // invalidates those tags. Concurrent misses for one key run the read once
 // (single flight). Store failures are misses: Postgres answers, a warning is
 // logged and counted, and nothing waits longer than the store's timeout.
+//
+// With a change feed (src/cache/change-feed.ts), every instance also hears
+// every committed write through Postgres, whether or not the writer's
+// invalidation reached the store: it remembers when it heard that each
+// product changed, and serves no entry read before that moment (entries
+// carry the time their read began, on the feed's clock). While the feed is
+// not listening, it reads and stores nothing.
 import type { Redis } from 'ioredis';
+import { MemoryStore } from './memory-store.ts';
 import { RedisStore } from './redis-store.ts';
 import type { CacheStats, CacheStore } from './store.ts';
 
@@ -22,8 +30,39 @@ export const LISTING_TAG = 'listing';
 
 const RETRY_MS = 200;
 
+/**
+ * What the response cache needs of the change feed: whether every committed
+ * write is being heard, and a clock all instances share.
+ */
+export interface ChangeListening {
+  readonly listening: boolean;
+  /** Milliseconds since the epoch on a clock shared by every instance (Postgres's), within a few ms. */
+  now(): number;
+}
+
+/**
+ * How much the feed clocks of two instances may disagree (each is Postgres's
+ * clock measured over a round trip of at most 40 ms). An entry whose read
+ * began less than this after a change was heard is not served either.
+ */
+export const HEARD_MARGIN_MS = 50;
+/** More remembered changes than this: remember one moment for all instead. */
+const MAX_HEARD_TAGS = 100_000;
+
+/** A response read from Postgres, waiting to be stored: the store's generation and when the read began. */
+export interface CacheToken {
+  generation: number;
+  /** On the feed's clock (the wall clock without a feed). */
+  readAt: number;
+}
+
+/** What the store holds: the response and when its read began. */
+interface StoredResponse extends CachedResponse {
+  readAt?: number;
+}
+
 export class ResponseCache {
-  readonly stats: CacheStats = { hits: 0, misses: 0, errors: 0 };
+  readonly stats: CacheStats;
   private readonly store: CacheStore;
   private readonly ttlSeconds: number;
   private readonly warn: (message: string, error: unknown) => void;
@@ -37,11 +76,22 @@ export class ResponseCache {
    */
   private readonly pendingTags = new Set<string>();
   private retryTimer: NodeJS.Timeout | undefined;
+  private readonly feed: ChangeListening | undefined;
+  /** When the feed told this instance that each tag changed (feed clock). */
+  private readonly heardAt = new Map<string, number>();
+  /** When anything may have changed (the feed (re)connected): entries read before are not served. */
+  private heardAllAt = Number.NEGATIVE_INFINITY;
 
-  constructor(store: CacheStore, options: { ttlSeconds: number; warn: (message: string, error: unknown) => void }) {
+  constructor(store: CacheStore, options: { ttlSeconds: number; warn: (message: string, error: unknown) => void; feed?: ChangeListening }) {
     this.store = store;
     this.ttlSeconds = options.ttlSeconds;
     this.warn = options.warn;
+    this.feed = options.feed;
+    const feed = options.feed;
+    this.stats = {
+      hits: 0, misses: 0, errors: 0, refused: 0, unheard: 0,
+      get changeFeed() { return feed ? (feed.listening ? 'listening' : 'reconnecting') : 'off'; },
+    };
   }
 
   get kind(): CacheStore['kind'] {
@@ -63,14 +113,83 @@ export class ResponseCache {
     return this.pendingTags.size;
   }
 
+  /** False while this instance may be missing writes: its own invalidations not through yet, or the feed not listening. */
+  private get usable(): boolean {
+    return this.pendingTags.size === 0 && (!this.feed || this.feed.listening);
+  }
+
+  /**
+   * Whether a response read from `readAt` on may predate a change this
+   * instance heard of (or is older than the TTL, beyond which heard changes
+   * are forgotten).
+   */
+  private predatesHeardChange(readAt: number | undefined, tags: readonly string[]): boolean {
+    if (!this.feed) return false;
+    if (readAt === undefined) return true;
+    const before = readAt - HEARD_MARGIN_MS;
+    if (before < this.heardAllAt || readAt < this.feed.now() - this.ttlSeconds * 1000) return true;
+    for (const tag of tags) {
+      const heard = this.heardAt.get(tag);
+      if (heard !== undefined && before < heard) return true;
+    }
+    return false;
+  }
+
   private async read(key: string): Promise<CachedResponse | undefined> {
-    if (this.pendingTags.size > 0) return undefined;
+    if (!this.usable) {
+      if (this.feed && !this.feed.listening) this.stats.unheard++;
+      return undefined;
+    }
     try {
       const raw = await this.store.get(key);
-      return raw === undefined ? undefined : (JSON.parse(raw) as CachedResponse);
+      if (raw === undefined) return undefined;
+      const stored = JSON.parse(raw) as StoredResponse;
+      if (this.predatesHeardChange(stored.readAt, stored.tags)) {
+        this.stats.refused++;
+        return undefined;
+      }
+      return stored;
     } catch (error) {
       this.failed('read', error);
       return undefined;
+    }
+  }
+
+  /**
+   * The change feed heard that these tags changed (a committed write, by any
+   * instance): entries read before now are not served from here on, wherever
+   * they are stored. The in-process store drops them.
+   */
+  heard(tags: readonly string[]): void {
+    if (!this.feed) return;
+    const now = this.feed.now();
+    for (const tag of tags) {
+      this.heardAt.delete(tag); // re-inserted last: the map stays in order of time heard
+      this.heardAt.set(tag, now);
+    }
+    if (this.heardAt.size > MAX_HEARD_TAGS) this.forgetOldChanges(now);
+    if (this.store instanceof MemoryStore) void this.store.invalidate(tags);
+  }
+
+  /** Anything may have changed (the feed reconnected after a gap): no entry read before now is served. */
+  heardEverything(): void {
+    if (!this.feed) return;
+    this.heardAllAt = this.feed.now();
+    this.heardAt.clear();
+    if (this.store instanceof MemoryStore) this.store.clear();
+  }
+
+  /** Heard changes older than the TTL can go: entries read before them are refused as too old anyway. */
+  private forgetOldChanges(now: number): void {
+    const horizon = now - this.ttlSeconds * 1000;
+    for (const [tag, at] of this.heardAt) {
+      if (at >= horizon) break;
+      this.heardAt.delete(tag);
+    }
+    if (this.heardAt.size > MAX_HEARD_TAGS) {
+      // Too many recent ones to keep: one moment for all of them.
+      this.heardAllAt = now;
+      this.heardAt.clear();
     }
   }
 
@@ -93,10 +212,12 @@ export class ResponseCache {
    * the store refuses it (it is still served to this request). Undefined when
    * the store cannot say: then nothing is stored.
    */
-  async begin(): Promise<number | undefined> {
-    if (this.pendingTags.size > 0) return undefined;
+  async begin(): Promise<CacheToken | undefined> {
+    if (!this.usable) return undefined;
+    // Stamped before the read begins (and before asking the store, which may be slow).
+    const readAt = this.feed ? this.feed.now() : Date.now();
     try {
-      return await this.store.generation();
+      return { generation: await this.store.generation(), readAt };
     } catch (error) {
       this.failed('read', error);
       return undefined;
@@ -112,9 +233,12 @@ export class ResponseCache {
   }
 
   /** Stores a response read after begin() returned `token`, unless a write was invalidated since. */
-  save(key: string, response: CachedResponse, token: number | undefined): void {
-    if (token === undefined || this.pendingTags.size > 0) return;
-    this.store.set(key, JSON.stringify(response), response.tags, this.ttlSeconds, token).catch((error: unknown) => this.failed('write', error));
+  save(key: string, response: CachedResponse, token: CacheToken | undefined): void {
+    if (token === undefined || !this.usable) return;
+    // A change heard since the read began: the response may be old; nobody would serve it.
+    if (this.predatesHeardChange(token.readAt, response.tags)) return;
+    const stored: StoredResponse = { ...response, readAt: token.readAt };
+    this.store.set(key, JSON.stringify(stored), response.tags, this.ttlSeconds, token.generation).catch((error: unknown) => this.failed('write', error));
   }
 
   /** The cached response for `key`, or `produce()`'s, stored for next time. */
@@ -122,7 +246,8 @@ export class ResponseCache {
     const cached = await this.read(key);
     if (cached) {
       this.stats.hits++;
-      return { ...cached, hit: true };
+      const { readAt: _readAt, ...response } = cached as StoredResponse;
+      return { ...response, hit: true };
     }
     this.stats.misses++;
     let pending = this.inFlight.get(key);

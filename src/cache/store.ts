@@ -25,4 +25,10 @@ export interface CacheStats {
   misses: number;
   /** Store operations that failed (Redis down or slow) and fell back to Postgres. */
   errors: number;
+  /** Entries found but not served: read before a change the change feed reported (the writer's invalidation had not reached the store). */
+  refused: number;
+  /** Reads that skipped the cache because the change feed was not listening (this instance could be missing writes). */
+  unheard: number;
+  /** The change feed: listening, reconnecting (the cache serves nothing meanwhile), or off. */
+  readonly changeFeed: 'listening' | 'reconnecting' | 'off';
 }

@@ -4,7 +4,12 @@
 // response cache, listing pages, read replicas' positions) hear which
 // products changed. Every write answers with what it wrote, read in the same
 // statement: no second read that a replica or a cache could answer older.
+// Each also announces its change in its transaction (NOTIFY, delivered on
+// commit), so every instance hears it (src/cache/change-feed.ts): creates and
+// updates in their own statement, deletes (which may touch many products) in
+// one more.
 import type pg from 'pg';
+import { notifyProductsChanged } from '../cache/change-feed.ts';
 import { Transactions, type TransactionClient } from '../db/transaction.ts';
 import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.ts';
 import type { Feature, Product } from './types.ts';
@@ -42,10 +47,11 @@ export class VersionMismatch extends Error {
   }
 }
 
-type ProductRow = Product & { features: Feature[] };
+/** A written product as its statement returns it (`announced`: the NOTIFY's empty result, when it sends one). */
+type ProductRow = Product & { features: Feature[]; announced?: unknown };
 
 function written(row: ProductRow): WrittenProduct {
-  const { features, ...product } = row;
+  const { features, announced: _announced, ...product } = row;
   return { product, features };
 }
 
@@ -128,7 +134,9 @@ export class CatalogService {
     // Products that list this one as related change too (their related rows cascade away).
     const referencing = await this.transactions.run(`product ${id}`, async (tx) => {
       await this.lock(tx, id, options.expected);
-      return (await tx.query<{ id: number }>(DELETE_PRODUCT, [id])).map((row) => row.id);
+      const referencing = (await tx.query<{ id: number }>(DELETE_PRODUCT, [id])).map((row) => row.id);
+      await notifyProductsChanged(tx, [id, ...referencing], 'deleted');
+      return referencing;
     });
     await this.changed([id, ...referencing], 'deleted');
   }

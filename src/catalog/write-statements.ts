@@ -5,6 +5,7 @@
 // statement starts after the lock is granted, so it sees what the previous
 // holder committed (READ COMMITTED takes a new snapshot per statement).
 // Features arrive as one JSON array parameter, however many there are.
+import { notifyOne } from '../cache/change-feed.ts';
 import type { Statement } from '../db/transaction.ts';
 import { productColumns } from './queries.ts';
 
@@ -28,7 +29,7 @@ const insertFeatures = (product: string, json: string) => `
 /**
  * Creates a product and its features: $1 name, $2 slogan, $3 description,
  * $4 category, $5 price, $6 features (JSON array). The version comes from the
- * column's default.
+ * column's default. Announces the change (delivered if the transaction commits).
  */
 export const CREATE_PRODUCT = statement('create_product', `
   WITH p AS (
@@ -36,13 +37,13 @@ export const CREATE_PRODUCT = statement('create_product', `
     VALUES ($1, $2, $3, $4, $5::numeric)
     RETURNING *
   ), added AS (${insertFeatures('(SELECT id FROM p)', '$6')})
-  SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM added f) AS features FROM p`);
+  SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM added f) AS features, ${notifyOne('p.id', 'created')} AS announced FROM p`);
 
 /**
  * Changes the locked product $1: each of $2 name, $3 slogan, $4 description,
  * $5 category, $6 price that is not null; $7 (JSON array or null) replaces the
  * features when not null. A new version either way. Returns the product and
- * its features as they now are.
+ * its features as they now are, and announces the change.
  */
 export const UPDATE_PRODUCT = statement('update_product', `
   WITH gone AS (
@@ -58,7 +59,9 @@ export const UPDATE_PRODUCT = statement('update_product', `
     WHERE id = $1
     RETURNING *
   )
-  SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM (SELECT * FROM added UNION ALL SELECT * FROM kept) f) AS features FROM p`);
+  SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM (SELECT * FROM added UNION ALL SELECT * FROM kept) f) AS features,
+    ${notifyOne('p.id', 'updated')} AS announced
+  FROM p`);
 
 /** Deletes the locked product $1; returns the products that listed it as related (their related rows cascade away). */
 export const DELETE_PRODUCT = statement('delete_product', `

@@ -5,7 +5,7 @@
 // Mutations, and results with errors, are never cached.
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import type { ExecutionResult } from 'graphql';
-import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
+import { type CacheToken, LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
 import type { GraphQLContext } from './context.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
 
@@ -23,7 +23,7 @@ export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<Gr
   return {
     async requestDidStart() {
       let key: string | undefined;
-      let token: number | undefined;
+      let token: CacheToken | undefined;
       let leader: ((body: string | undefined) => void) | undefined;
       return {
         async responseForOperation({ operation, request, queryHash }) {

@@ -70,6 +70,32 @@ describe('in-process cache (no REDIS_URL)', () => {
   });
 });
 
+describe('in-process caches of two instances, with the change feed (CHANGE_FEED=on, no Redis)', () => {
+  let a: TestClient;
+  let b: TestClient;
+  beforeAll(async () => {
+    const env = { CACHE: 'on', CHANGE_FEED: 'on' };
+    a = await createTestClient(catalogue.db.url, { env });
+    b = await createTestClient(catalogue.db.url, { env });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('a write through A drops what B cached of that product, in B\'s own memory, once B hears it; other entries stay', async () => {
+    await get(b, '/products/40');
+    await get(b, '/products/41');
+    expect((await get(b, '/products/40')).cache).toBe('hit');
+    await put(a, 40, { name: 'Forty, via A' });
+    // B hears the commit within milliseconds (README "Caching").
+    for (let i = 0; i < 100 && (await get(b, '/products/40')).cache === 'hit'; i++) await new Promise((r) => setTimeout(r, 5));
+    const read = await get(b, '/products/40');
+    expect(JSON.parse(read.body).name).toBe('Forty, via A');
+    expect((await get(b, '/products/41')).cache).toBe('hit');
+  });
+});
+
 describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
   let redis: TestRedis | undefined;
   let a: TestClient;

@@ -21,15 +21,18 @@ function listening(port: number): Promise<boolean> {
 
 export class TestRedis {
   readonly port: number;
+  /** Extra redis-server arguments (later ones win: e.g. --appendonly yes, --replicaof host port). */
+  private readonly args: string[];
   private process: ChildProcess | undefined;
-  constructor(port: number) {
+  constructor(port: number, args: string[] = []) {
     this.port = port;
+    this.args = args;
   }
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
   async start(): Promise<void> {
-    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], { stdio: 'ignore' });
     for (let i = 0; i < 100 && !(await listening(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
   }
   async stop(): Promise<void> {
@@ -42,8 +45,8 @@ export class TestRedis {
   }
 }
 
-export async function startTestRedis(): Promise<TestRedis> {
-  const redis = new TestRedis(await freePort());
+export async function startTestRedis(args: string[] = []): Promise<TestRedis> {
+  const redis = new TestRedis(await freePort(), args);
   await redis.start();
   return redis;
 }

@@ -1,0 +1,37 @@
+// CHANGE_FEED and CHANGE_FEED_DATABASE_URL: on by default whenever more than
+// one process may write (a shared cache, several workers), and every bad
+// value reported with what was expected.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('change feed configuration', () => {
+  it('auto: on with REDIS_URL or WORKERS > 1, off for one process with its own cache', () => {
+    expect(loadConfig({}).changeFeed).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).changeFeed).toBe(true);
+    expect(loadConfig({ WORKERS: '2' }).changeFeed).toBe(true);
+    expect(loadConfig({ CHANGE_FEED: 'auto', WORKERS: '1' }).changeFeed).toBe(false);
+    expect(loadConfig({ CHANGE_FEED: 'on' }).changeFeed).toBe(true);
+    expect(loadConfig({ CHANGE_FEED: 'off', REDIS_URL: 'redis://cache:6379', WORKERS: '4' }).changeFeed).toBe(false);
+    expect(loadConfig({}).changeFeedDatabaseUrl).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379', CHANGE_FEED_DATABASE_URL: 'postgres://u:p@primary:5432/catalogue' }).changeFeedDatabaseUrl)
+      .toBe('postgres://u:p@primary:5432/catalogue');
+  });
+
+  it('reports a bad value, a URL that is not Postgres, and a LISTEN URL with the feed off', () => {
+    expect(problems({ CHANGE_FEED: 'yes' })).toEqual(['CHANGE_FEED must be one of auto, on, off (got "yes")']);
+    expect(problems({ CHANGE_FEED: 'on', CHANGE_FEED_DATABASE_URL: 'redis://u:secret@x/1' })).toEqual(['CHANGE_FEED_DATABASE_URL must start with postgres:// or postgresql:// (got "redis://...")']);
+    expect(problems({ CHANGE_FEED_DATABASE_URL: 'postgres://primary/catalogue' })).toEqual([
+      'CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=auto, with neither REDIS_URL nor WORKERS > 1): set CHANGE_FEED=on or remove it',
+    ]);
+  });
+});
