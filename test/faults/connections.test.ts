@@ -190,3 +190,60 @@ describe('slow and idle connections', () => {
     expect(percentile(loaded, 99)).toBeLessThan(250);
   });
 });
+
+/** A raw connection that sends nothing; `closed` resolves when the server closes it, with what it wrote first. */
+function openConnection(port: number): Promise<{ socket: net.Socket; closed: Promise<{ afterMs: number; bytes: number }> }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    let bytes = 0;
+    socket.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+    socket.once('error', reject);
+    socket.once('connect', () => {
+      const connectedAt = performance.now();
+      socket.removeListener('error', reject);
+      socket.on('error', () => {});
+      resolve({ socket, closed: new Promise((closed) => socket.once('close', () => closed({ afterMs: performance.now() - connectedAt, bytes }))) });
+    });
+  });
+}
+
+describe('HTTP_MAX_CONNECTIONS', () => {
+  let server: ApiProcess | undefined;
+  afterAll(() => {
+    if (server?.child.exitCode === null) server.child.kill('SIGKILL');
+  });
+
+  it('closes a connection beyond the cap at once, and serves again once others have gone', async () => {
+    // A short keep-alive timeout closes the connection startApiProcess polled /healthz on.
+    server = await startApiProcess({ DATABASE_URL: catalogue.db.url, HTTP_MAX_CONNECTIONS: '50', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000' });
+    const port = Number(new URL(server.url).port);
+    // Node closes an idle kept-alive connection a second after its keep-alive timeout.
+    await new Promise((r) => setTimeout(r, 2_500));
+    const held = [];
+    for (let i = 0; i < 50; i++) held.push(await openConnection(port));
+    const extra = await openConnection(port);
+    extra.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    // The 51st is closed without an answer, at once.
+    const refused = await extra.closed;
+    expect(refused.bytes).toBe(0);
+    expect(refused.afterMs).toBeLessThan(1_000);
+    // The first 50 are still open (they have until the headers timeout, 10 s, to send a request).
+    const stillOpen = await Promise.race([
+      Promise.any(held.map((c) => c.closed)).then(() => false),
+      new Promise<boolean>((r) => setTimeout(() => r(true), 300)),
+    ]);
+    expect(stillOpen).toBe(true);
+    // A few go away: a normal client is served again.
+    for (const connection of held.slice(0, 5)) connection.socket.destroy();
+    await Promise.all(held.slice(0, 5).map((c) => c.closed));
+    await new Promise((r) => setTimeout(r, 100));
+    const status = await new Promise<number>((resolve, reject) => {
+      http.get(`${server!.url}/healthz`, { agent: false }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      }).on('error', reject);
+    });
+    expect(status).toBe(200);
+    for (const connection of held) connection.socket.destroy();
+  });
+});
