@@ -1,9 +1,10 @@
 // Connections cannot be held: how long a client may take to send a request,
-// how long a connection may stay silent or idle, and how many one process
-// holds. node:http enforces the headers and request timeouts itself (answering
-// 408 and closing), but only checks them every connectionsCheckingInterval
-// (30 s by default) and has no limit at all for a connection that never sends
-// a byte; those two are set here.
+// how long a connection may stay idle, and how many one process holds.
+// node:http enforces the headers and request timeouts itself: a request not
+// complete in time gets a 408 and its connection is closed, and the headers
+// timeout also runs from the moment a connection opens, so one that sends
+// nothing (or only blank lines) gets the same. But it checks them only every
+// connectionsCheckingInterval, 30 s by default: set here.
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -43,48 +44,19 @@ export function timeoutOptions(limits: ConnectionLimits): { requestTimeout: numb
 }
 
 /**
- * On top of node:http's own timeouts: closes a new connection beyond
- * `maxConnections` at once, and one that has sent nothing (not a byte) within
- * the headers timeout. A connection that has sent bytes but begun no request
- * within twice that (only blank lines, which node:http skips) gets a 408 and
- * is closed; one whose request has begun is node:http's to time out.
- *
- * The cap is counted here rather than with server.maxConnections: in a
- * cluster worker, a connection refused by maxConnections goes back to the
- * primary, which hands it to a worker again at once, round and round while
- * every worker is full.
+ * Closes a new connection beyond `maxConnections` at once. Counted here
+ * rather than with server.maxConnections: in a cluster worker, a connection
+ * refused by maxConnections goes back to the primary, which hands it to a
+ * worker again at once, round and round while every worker is full.
  */
 export function limitConnections(server: Server, limits: ConnectionLimits): void {
   let open = 0;
-  /** Connections that have not begun a request yet, and their timers. */
-  const silent = new Map<Socket, NodeJS.Timeout>();
-  const forget = (socket: Socket) => {
-    const timer = silent.get(socket);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    silent.delete(socket);
-  };
   server.on('connection', (socket: Socket) => {
     if (open >= limits.maxConnections) {
       socket.destroy();
       return;
     }
     open++;
-    socket.once('close', () => {
-      open--;
-      forget(socket);
-    });
-    silent.set(socket, setTimeout(() => {
-      if (socket.bytesRead === 0) {
-        socket.destroy();
-        return;
-      }
-      silent.set(socket, setTimeout(() => {
-        silent.delete(socket);
-        if (socket.writable) socket.write('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-        socket.destroy();
-      }, limits.headersTimeoutMs));
-    }, limits.headersTimeoutMs));
+    socket.once('close', () => { open--; });
   });
-  server.on('request', (request: { socket: Socket }) => forget(request.socket));
 }
