@@ -73,9 +73,10 @@ function stoppedAccepting(worker: Worker): Promise<void> {
       worker.off('exit', done);
       resolve();
     };
+    if (!worker.isConnected()) return resolve();
     worker.on('message', onMessage);
     worker.once('exit', done);
-    worker.send({ type: 'stop-accepting' });
+    worker.send({ type: 'stop-accepting' }, undefined, (error) => { if (error) done(); });
   });
 }
 

@@ -186,7 +186,7 @@ describe('slow and idle connections', () => {
     expect(without408.map((r) => `${r.kind}: ${r.statusLine ?? 'nothing'}`)).toEqual([]);
     // Generous for a shared 2-core machine: the slow connections may cost the
     // normal client some milliseconds, not hold it up.
-    expect(percentile(loaded, 99)).toBeLessThan(Math.max(3 * percentile(baseline, 99), percentile(baseline, 99) + 50));
+    expect(percentile(loaded, 99)).toBeLessThan(Math.max(3 * percentile(baseline, 99), percentile(baseline, 99) + 100));
     expect(percentile(loaded, 99)).toBeLessThan(250);
   });
 });
