@@ -79,8 +79,9 @@ describe.each([{ workers: 1 }, { workers: 2 }])('SIGTERM with WORKERS=$workers u
       }
     };
     const clients = Array.from({ length: CONNECTIONS }, (_, client) => loop(client));
-    // Warm up: every connection open and kept alive.
+    // Warm up: every connection open and kept alive (longer on a busy machine).
     await new Promise((r) => setTimeout(r, 1_500));
+    while (outcomes.length < 3 * CONNECTIONS) await new Promise((r) => setTimeout(r, 50));
     const before = outcomes.length;
     signalledAt = performance.now();
     server.child.kill('SIGTERM');
