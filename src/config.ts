@@ -85,6 +85,20 @@ export interface Config {
   idempotencyKeyTtlSeconds: number;
   /** Longest SIGTERM/SIGINT waits for in-flight requests before the process exits anyway (with code 1). */
   shutdownTimeoutMs: number;
+  /**
+   * After SIGTERM/SIGINT, how long kept-alive connections stay open: a request
+   * already on its way on one is answered (503, Connection: close) instead of
+   * meeting a closed socket. Ends early once every connection has gone.
+   */
+  shutdownIdleGraceMs: number;
+  /** Longest a request's headers may take to arrive, from its first byte; also how long a new connection may stay silent. Then 408 and close. */
+  httpHeadersTimeoutMs: number;
+  /** Longest a whole request (headers and body) may take to arrive; then 408 and close. */
+  httpRequestTimeoutMs: number;
+  /** How long an idle kept-alive connection stays open between requests (above nginx's upstream keepalive_timeout). */
+  httpKeepAliveTimeoutMs: number;
+  /** Connections one server process holds at most; a new one beyond it is closed at once. */
+  httpMaxConnections: number;
   /** Largest `count`/`first` a client may ask for in one page. */
   maxPageSize: number;
   /** `campus` value of legacy REST product objects. */
@@ -285,6 +299,11 @@ export function loadConfig(env: Env = process.env): Config {
     writesRequireIfMatch: read.oneOf('WRITES_REQUIRE_IF_MATCH', 'off', ['on', 'off'] as const) === 'on',
     idempotencyKeyTtlSeconds: read.integer('IDEMPOTENCY_KEY_TTL_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    shutdownIdleGraceMs: 0,
+    httpHeadersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpRequestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    httpKeepAliveTimeoutMs: read.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
+    httpMaxConnections: read.integer('HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',
@@ -317,6 +336,15 @@ export function loadConfig(env: Env = process.env): Config {
   config.changeFeed = changeFeed === 'auto' ? config.redisUrl !== undefined || config.workers > 1 : changeFeed === 'on';
   if (!config.changeFeed && config.changeFeedDatabaseUrl !== undefined) {
     read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with neither REDIS_URL nor WORKERS > 1' : ''}): set CHANGE_FEED=on or remove it`);
+  }
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    read.problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}): the headers are part of the request`);
+  }
+  // The grace period is part of the shutdown deadline: by default 1 s, or half the deadline when that is shorter.
+  const graceDefault = config.shutdownTimeoutMs === 0 ? 1_000 : Math.min(1_000, Math.floor(config.shutdownTimeoutMs / 2));
+  config.shutdownIdleGraceMs = read.integer('SHUTDOWN_IDLE_GRACE_MS', graceDefault, 0, 600_000);
+  if (config.shutdownTimeoutMs > 0 && config.shutdownIdleGraceMs >= config.shutdownTimeoutMs) {
+    read.problems.push(`SHUTDOWN_IDLE_GRACE_MS (${config.shutdownIdleGraceMs}) must be less than SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}): the grace period is part of the shutdown deadline`);
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

@@ -1,7 +1,7 @@
 // npm start: configuration, database (embedded or DATABASE_URL), migrations,
 // sample data on an empty embedded database, then the HTTP server: in this
 // process, or in WORKERS worker processes sharing the port (node:cluster).
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import { loadConfig } from './config.ts';
 import { runCommand } from './commands/run.ts';
 import { openDatabase } from './db/database.ts';
@@ -9,7 +9,8 @@ import { migrate } from './db/migrate.ts';
 import { catalogueIsEmpty, loadSampleCatalogue } from './db/sample.ts';
 import { startServer } from './server.ts';
 import { serveClusterMetrics } from './observability/cluster-metrics.ts';
-import { drain, DrainTimeout } from './http/drain.ts';
+import { drain, DrainTimeout, stopAccepting } from './http/drain.ts';
+import type { FastifyInstance } from 'fastify';
 
 const log = (message: string) => console.log(message);
 
@@ -34,9 +35,23 @@ async function runWorker(): Promise<void> {
   // starting stops it as soon as it is up, cleanly, instead of killing it
   // half-registered with the primary (which would strand a handed-off connection).
   const signal = waitForSignal();
-  const server = await startServer(config, databaseUrl, cluster.worker?.id === 1 ? log : () => {});
+  // The primary's first step of a shutdown (see stopWorkers): stop taking
+  // connections, keep serving the open ones as usual, and say so.
+  let server: FastifyInstance | undefined;
+  let stopRequested = false;
+  const stop = () => {
+    stopAccepting(server!);
+    process.send?.({ type: 'stopped-accepting' });
+  };
+  process.on('message', (message: unknown) => {
+    if ((message as { type?: string })?.type !== 'stop-accepting') return;
+    stopRequested = true;
+    if (server) stop();
+  });
+  server = await startServer(config, databaseUrl, cluster.worker?.id === 1 ? log : () => {});
+  if (stopRequested) stop();
   await signal;
-  await drain(server, config.shutdownTimeoutMs);
+  await drain(server, { timeoutMs: config.shutdownTimeoutMs, idleGraceMs: config.shutdownIdleGraceMs });
   // Leave the cluster before exiting: the primary may have handed this worker
   // a connection while it was closing, and it must receive the refusal (to
   // pass the connection on, or close it) rather than lose it with the process
@@ -47,19 +62,46 @@ async function runWorker(): Promise<void> {
   });
 }
 
+/** Asks a worker to stop accepting connections; resolves when it has (or has exited). */
+function stoppedAccepting(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown) => {
+      if ((message as { type?: string })?.type === 'stopped-accepting') done();
+    };
+    const done = () => {
+      worker.off('message', onMessage);
+      worker.off('exit', done);
+      resolve();
+    };
+    if (!worker.isConnected()) return resolve();
+    worker.on('message', onMessage);
+    worker.once('exit', done);
+    worker.send({ type: 'stop-accepting' }, undefined, (error) => { if (error) done(); });
+  });
+}
+
 /**
- * Stops every worker with SIGTERM (each drains its own requests) and waits
- * for them to exit; true when all exited with code 0. A worker still there a
- * little after its own deadline is killed.
+ * Stops every worker and waits for them to exit; true when all exited with
+ * code 0. First every worker stops accepting connections while still serving
+ * as usual: once the last has, node:cluster has closed the shared listening
+ * socket, so a new connection is refused rather than handed to a worker on
+ * its way out (and left unanswered) or dropped from the primary's queue. Only
+ * then does each worker get SIGTERM and drain its own connections. A worker
+ * still there a little after its own deadline is killed.
  */
 async function stopWorkers(timeoutMs: number): Promise<boolean> {
   const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
-  const exits = workers.map((worker) => new Promise<boolean>((resolve) => {
-    worker.process.once('exit', (code) => resolve(code === 0));
-    // Straight to the process: Worker.kill() would first disconnect it, which
-    // closes its listening socket behind Fastify's back.
-    worker.process.kill('SIGTERM');
-  }));
+  const exits = workers.map((worker) => new Promise<boolean>((resolve) => worker.process.once('exit', (code) => resolve(code === 0))));
+  // Milliseconds normally; bounded for a worker that is still starting or stuck.
+  let bound: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(workers.map(stoppedAccepting)),
+    new Promise((resolve) => { bound = setTimeout(resolve, 1_000); }),
+  ]);
+  clearTimeout(bound);
+  // Straight to the process: Worker.kill() would first disconnect it, which
+  // closes its listening socket behind Fastify's back.
+  for (const worker of workers) worker.process.kill('SIGTERM');
   const straggler = timeoutMs > 0 ? setTimeout(() => { for (const worker of workers) worker.process.kill('SIGKILL'); }, timeoutMs + 2_000) : undefined;
   const results = await Promise.all(exits);
   clearTimeout(straggler);
@@ -79,7 +121,7 @@ async function runPrimary(): Promise<void> {
     log(`${await signal} received: finishing in-flight requests, refusing new ones`);
     // On DrainTimeout the process exits 1 without waiting for the pool (a stuck
     // request still holds a connection); an embedded Postgres stops on exit.
-    await drain(server, config.shutdownTimeoutMs);
+    await drain(server, { timeoutMs: config.shutdownTimeoutMs, idleGraceMs: config.shutdownIdleGraceMs });
     await database.close();
     log('stopped');
     return;

@@ -35,6 +35,7 @@ import { graphqlCaller } from './graphql/access-plugin.ts';
 import { restGuard } from './auth/rest-guard.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
+import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -66,8 +67,18 @@ export interface ServerOptions {
 }
 
 export async function buildServer(config: Config, databaseUrl: string, options: ServerOptions = {}): Promise<App> {
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: config.httpHeadersTimeoutMs,
+    requestTimeoutMs: config.httpRequestTimeoutMs,
+    keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
+    maxConnections: config.httpMaxConnections,
+  };
   const app = Fastify({
     ...loggerOptions(config.logLevel, options.logDestination),
+    // Slow and silent clients are cut off (408), and a process holds at most HTTP_MAX_CONNECTIONS.
+    ...timeoutOptions(limits),
+    // While draining, src/http/drain.ts answers 503 itself, with Retry-After.
+    return503OnClosing: false,
     // Which X-Forwarded-For hops to believe for request.ip (the anonymous rate-limit budget).
     // (A hop count as Fastify does it at run time; its types only take the function form.)
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
@@ -83,6 +94,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
     },
   });
+  limitConnections(app.server, limits);
   const database = connectDatabase(databaseUrl, {
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
