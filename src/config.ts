@@ -97,6 +97,12 @@ export interface Config {
    */
   apiKeyCacheSeconds: number;
   /**
+   * How long an unknown or revoked API key is remembered (the negative cache),
+   * and how many such keys at most (oldest forgotten first).
+   */
+  apiKeyNegativeCacheSeconds: number;
+  apiKeyNegativeCacheSize: number;
+  /**
    * Which proxies' X-Forwarded-For to believe for the client address (Fastify
    * `trustProxy`): false for none, true for all, N for the N nearest hops, or
    * the proxies' addresses and CIDR ranges.
@@ -285,6 +291,8 @@ export function loadConfig(env: Env = process.env): Config {
     exposeErrors: false,
     apiKeysForReads: read.oneOf('API_KEYS_FOR_READS', 'optional', ['required', 'optional'] as const),
     apiKeyCacheSeconds: read.integer('API_KEY_CACHE_SECONDS', 5, 0, 300),
+    apiKeyNegativeCacheSeconds: read.integer('API_KEY_NEGATIVE_CACHE_SECONDS', 300, 0, 86_400),
+    apiKeyNegativeCacheSize: read.integer('API_KEY_NEGATIVE_CACHE_SIZE', 10_000, 1, 10_000_000),
     trustProxy: read.proxyTrust('TRUST_PROXY'),
     rateLimit: read.oneOf('RATE_LIMIT', 'on', ['on', 'off'] as const) === 'on',
     rateLimitAnonymousPerMinute: read.integer('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 600, 1, 100_000_000),
