@@ -4,7 +4,7 @@
 import cluster from 'node:cluster';
 import crypto from 'node:crypto';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createLoaders } from './catalog/loaders.ts';
 import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create.ts';
@@ -34,6 +34,7 @@ import type { AccessControl } from './auth/access.ts';
 import { graphqlCaller } from './graphql/access-plugin.ts';
 import { restGuard } from './auth/rest-guard.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
+import { checkQueryText, InvalidText, registerJsonParser } from './http/unicode.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,6 +54,9 @@ export interface App {
   replicas: ReadRouter | undefined;
   access: AccessControl;
 }
+
+/** The parameters of GET /graphql. */
+const GRAPHQL_GET_PARAMETERS = ['query', 'operationName', 'variables', 'extensions'] as const;
 
 /** Trusts the `hops` nearest proxies (X-Forwarded-For entries counted from the right). */
 function trustHops(hops: number) {
@@ -82,6 +86,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
     },
   });
+  // JSON bodies must be UTF-8 holding well-formed Unicode text (before any route is registered).
+  registerJsonParser(app);
   const database = connectDatabase(databaseUrl, {
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
@@ -192,10 +198,18 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   };
   registerIde(app);
   const identifyCaller = graphqlCaller(access);
-  app.post('/graphql', { onRequest: identifyCaller }, handler);
-  app.get('/graphql', { constraints: {}, onRequest: identifyCaller }, async function (request, reply) {
-    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !(request.query as Record<string, unknown>).query;
+  // Text that is not Unicode (src/http/unicode.ts) is a GraphQL input error naming the field;
+  // other errors keep the answers they had.
+  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    if (!(error instanceof InvalidText)) throw error;
+    return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
+  };
+  app.post('/graphql', { onRequest: identifyCaller, errorHandler }, handler);
+  app.get('/graphql', { constraints: {}, onRequest: identifyCaller, errorHandler }, async function (request, reply) {
+    const query = request.query as Record<string, unknown>;
+    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
     if (wantsHtml) return sendIde(reply);
+    checkQueryText(request.url, GRAPHQL_GET_PARAMETERS, { variables: query.variables, extensions: query.extensions });
     return handler.call(this, request, reply);
   });
   await registerRestRoutes(app, {
