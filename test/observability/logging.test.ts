@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
+/** In production /metrics needs it. */
+const ADMIN_TOKEN = 'logging-test-admin-token';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface LogLine {
@@ -33,7 +35,7 @@ let client: TestClient;
 
 beforeAll(async () => {
   catalogue = await createTestCatalogue();
-  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { LOG_LEVEL: 'info' }, logDestination: log });
+  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { LOG_LEVEL: 'info', ADMIN_TOKEN }, logDestination: log });
 });
 
 afterAll(async () => {
@@ -85,7 +87,7 @@ describe('request logs', () => {
 
   it('probes and scrapes are not logged at info level', async () => {
     for (const url of ['/healthz', '/readyz', '/metrics']) {
-      const response = await client.app.inject({ method: 'GET', url, headers: { 'x-request-id': `log-probe${url.replace('/', '-')}` } });
+      const response = await client.app.inject({ method: 'GET', url, headers: { 'x-request-id': `log-probe${url.replace('/', '-')}`, authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(response.statusCode).toBe(200);
       expect(log.of(`log-probe${url.replace('/', '-')}`)).toEqual([]);
     }
