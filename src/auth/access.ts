@@ -41,8 +41,8 @@ export class Unauthenticated extends IdentifyRefusal {
 
 /** 503: a presented key could not be looked up (Postgres unreachable); the caller may retry. */
 export class KeyCheckUnavailable extends IdentifyRefusal {
-  constructor(decision?: RateLimitDecision) {
-    super('the API key cannot be checked right now; try again shortly', decision);
+  constructor() {
+    super('the API key cannot be checked right now; try again shortly', undefined);
   }
 }
 
