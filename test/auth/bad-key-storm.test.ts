@@ -98,7 +98,8 @@ async function expectOthersUnaffected(client: TestClient, validKey: string, fres
   // The storming address's anonymous requests share the spent budget (refilled at 10 a second since).
   const anonymous = await client.injectAnonymous({ method: 'GET', url: '/products/1', remoteAddress: ADDRESS });
   const refilled = Math.floor(((performance.now() - stormEnded) / 1000) * (BUDGET / 60));
-  if (anonymous.statusCode !== 429) expect(Number(anonymous.headers['ratelimit-remaining'])).toBeLessThanOrEqual(refilled);
+  // (+1: the fraction of a unit the bucket held when the storm ended.)
+  if (anonymous.statusCode !== 429) expect(Number(anonymous.headers['ratelimit-remaining'])).toBeLessThanOrEqual(refilled + 1);
   // The valid key (in use before the storm) works from the storming address, REST and GraphQL.
   for (const i of [0, 1]) {
     const answer = await request(client, i, { authorization: `Bearer ${validKey}` });
