@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { UsageError, runCommand } from '../src/commands/run.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { ADMIN_HEADERS } from './bench/admin-token.ts';
 import { BenchError } from './bench/bench-error.ts';
 import { ensureBenchCatalogue } from './bench/catalogue.ts';
 import { SCENARIO_DIR, ensureK6, k6Measurement, readK6Metrics } from './bench/k6.ts';
@@ -35,7 +36,7 @@ function residentBytes(pid: number): number {
 
 /** The pid of the process listening on `port` (the API: with one worker, the process started). */
 async function serverPid(url: string): Promise<number> {
-  const health = await (await fetch(`${url}/healthz`)).json() as { pid?: number };
+  const health = await (await fetch(`${url}/healthz`, { headers: ADMIN_HEADERS })).json() as { pid?: number };
   if (typeof health.pid !== 'number') throw new BenchError('/healthz did not say its pid');
   return health.pid;
 }

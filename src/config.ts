@@ -117,6 +117,19 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Longest /readyz waits for Postgres (and Redis) before reporting it unavailable. */
   readinessTimeoutMs: number;
+  /**
+   * Who may see /metrics and the details of /readyz and /healthz
+   * (src/observability/admin-access.ts): holders of `token`
+   * (`Authorization: Bearer <token>`), and callers of the admin listener
+   * (`port` on `host`) when there is one. Without either, development and
+   * test show them to anyone, production to no one.
+   */
+  admin: {
+    token: string | undefined;
+    /** A separate listener serving only /healthz, /readyz and /metrics; undefined: none. */
+    port: number | undefined;
+    host: string;
+  };
   /** Distinct GraphQL operation names given their own metric labels; later names are counted as "other". */
   metricsMaxOperationNames: number;
   /** Whether reads (REST GETs, GraphQL queries) need an API key too; writes always do. */
@@ -126,6 +139,12 @@ export interface Config {
    * a revocation takes effect within this many seconds.
    */
   apiKeyCacheSeconds: number;
+  /**
+   * How long an unknown or revoked API key is remembered (the negative cache),
+   * and how many such keys at most (oldest forgotten first).
+   */
+  apiKeyNegativeCacheSeconds: number;
+  apiKeyNegativeCacheSize: number;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (Fastify
    * `trustProxy`): false for none, true for all, N for the N nearest hops, or
@@ -225,6 +244,31 @@ class Reader {
     return parsed;
   }
 
+  /** A secret: never echoed in a problem, only its length. */
+  secret(name: string, minLength: number): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    if (value.length < minLength || !/^[\x21-\x7e]+$/.test(value)) {
+      this.problems.push(`${name} must be at least ${minLength} visible ASCII characters without spaces (got ${value.length} characters${/^[\x21-\x7e]+$/.test(value) ? '' : ', some of them not allowed'})`);
+      return undefined;
+    }
+    return value;
+  }
+
+  optionalInteger(name: string, min: number, max: number): number | undefined {
+    return this.raw(name) === undefined ? undefined : this.integer(name, min, min, max);
+  }
+
+  /** Whether the variable is set (to something other than blanks). */
+  has(name: string): boolean {
+    return this.raw(name) !== undefined;
+  }
+
+  /** A configuration problem found by comparing variables. */
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+
   /** A Postgres memory setting: digits and kB, MB or GB. */
   memorySize(name: string, fallback: string): string {
     const value = this.raw(name);
@@ -309,6 +353,11 @@ export function loadConfig(env: Env = process.env): Config {
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',
     graphqlJit: read.oneOf('GRAPHQL_JIT', 'on', ['on', 'off'] as const) === 'on',
     readinessTimeoutMs: read.integer('READINESS_TIMEOUT_MS', 1000, 10, 60_000),
+    admin: {
+      token: read.secret('ADMIN_TOKEN', 16),
+      port: read.optionalInteger('ADMIN_PORT', 0, 65535),
+      host: read.string('ADMIN_HOST', '127.0.0.1'),
+    },
     metricsMaxOperationNames: read.integer('METRICS_MAX_OPERATION_NAMES', 100, 1, 10_000),
     // Defaults at least as strict as graphql-armor's (depth 6, aliases 15, tokens 1000, directives 50, cost 5000).
     graphqlLimits: {
@@ -324,6 +373,8 @@ export function loadConfig(env: Env = process.env): Config {
     exposeErrors: false,
     apiKeysForReads: read.oneOf('API_KEYS_FOR_READS', 'optional', ['required', 'optional'] as const),
     apiKeyCacheSeconds: read.integer('API_KEY_CACHE_SECONDS', 5, 0, 300),
+    apiKeyNegativeCacheSeconds: read.integer('API_KEY_NEGATIVE_CACHE_SECONDS', 300, 0, 86_400),
+    apiKeyNegativeCacheSize: read.integer('API_KEY_NEGATIVE_CACHE_SIZE', 10_000, 1, 10_000_000),
     trustProxy: read.proxyTrust('TRUST_PROXY'),
     rateLimit: read.oneOf('RATE_LIMIT', 'on', ['on', 'off'] as const) === 'on',
     rateLimitAnonymousPerMinute: read.integer('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 600, 1, 100_000_000),
@@ -345,6 +396,10 @@ export function loadConfig(env: Env = process.env): Config {
   config.shutdownIdleGraceMs = read.integer('SHUTDOWN_IDLE_GRACE_MS', graceDefault, 0, 600_000);
   if (config.shutdownTimeoutMs > 0 && config.shutdownIdleGraceMs >= config.shutdownTimeoutMs) {
     read.problems.push(`SHUTDOWN_IDLE_GRACE_MS (${config.shutdownIdleGraceMs}) must be less than SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}): the grace period is part of the shutdown deadline`);
+  }
+  if (read.has('ADMIN_HOST') && !read.has('ADMIN_PORT')) read.problem('ADMIN_HOST is set but ADMIN_PORT is not (the admin listener needs a port)');
+  if (config.admin.port !== undefined && config.admin.port !== 0 && config.admin.port === config.port) {
+    read.problem(`ADMIN_PORT must differ from PORT (both are ${config.port})`);
   }
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;

@@ -3,8 +3,9 @@
 // catalogue services underneath.
 import cluster from 'node:cluster';
 import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createLoaders } from './catalog/loaders.ts';
 import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create.ts';
@@ -29,6 +30,7 @@ import { recordOperation } from './observability/graphql-operations.ts';
 import { type LogDestination, loggerOptions } from './observability/logging.ts';
 import { CatalogueMetrics } from './observability/metrics.ts';
 import { registerObservability } from './observability/plugin.ts';
+import { AdminAccess } from './observability/admin-access.ts';
 import { createAccessControl } from './auth/create.ts';
 import type { AccessControl } from './auth/access.ts';
 import { graphqlCaller } from './graphql/access-plugin.ts';
@@ -36,6 +38,7 @@ import { restGuard } from './auth/rest-guard.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
+import { checkQueryText, InvalidText, registerJsonParser } from './http/unicode.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,6 +57,17 @@ export interface App {
   /** Where reads go when DATABASE_REPLICA_URLS names read replicas. */
   replicas: ReadRouter | undefined;
   access: AccessControl;
+  /** The admin listener's app (ADMIN_PORT), not yet listening; undefined without one. */
+  admin: FastifyInstance | undefined;
+}
+
+/** The parameters of GET /graphql. */
+const GRAPHQL_GET_PARAMETERS = ['query', 'operationName', 'variables', 'extensions'] as const;
+
+/** A request's id: the caller's x-request-id when it is 1-128 of [A-Za-z0-9_.-], else a fresh UUID. */
+function requestId(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
 }
 
 /** Trusts the `hops` nearest proxies (X-Forwarded-For entries counted from the right). */
@@ -89,12 +103,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       const message = error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid (bad percent-encoding)' : error.message;
       void (reply as unknown as { code(n: number): { send(body: unknown): unknown } }).code(status).send({ error: message });
     },
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
-    },
+    genReqId: requestId,
   });
   limitConnections(app.server, limits);
+  // JSON bodies must be UTF-8 holding well-formed Unicode text (before any route is registered).
+  registerJsonParser(app);
   const database = connectDatabase(databaseUrl, {
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
@@ -184,9 +197,19 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   app.addHook('onClose', async () => database.close());
   closeConnectionsWhenDraining(app);
 
-  registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
+  const observability = registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
     replicaStatus: replicas ? () => replicas.status() : undefined,
+    admin: new AdminAccess({ token: config.admin.token, listener: config.admin.port !== undefined, production: config.nodeEnv === 'production' }),
   });
+  // ADMIN_PORT: /healthz, /readyz and /metrics with their details on a listener
+  // of their own (startServer listens; it closes with the API's).
+  let admin: FastifyInstance | undefined;
+  if (config.admin.port !== undefined) {
+    const adminApp = Fastify({ ...loggerOptions(config.logLevel, options.logDestination), genReqId: requestId });
+    observability.serveAdmin(adminApp);
+    app.addHook('onClose', async () => adminApp.close());
+    admin = adminApp;
+  }
   const newLoaders = () => createLoaders(queries, metrics.observeBatch);
 
   const apollo = createApollo(app, {
@@ -227,10 +250,18 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   };
   registerIde(app);
   const identifyCaller = graphqlCaller(access);
-  app.post('/graphql', { onRequest: identifyCaller }, handler);
-  app.get('/graphql', { constraints: {}, onRequest: identifyCaller }, async function (request, reply) {
-    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !(request.query as Record<string, unknown>).query;
+  // Text that is not Unicode (src/http/unicode.ts) is a GraphQL input error naming the field;
+  // other errors keep the answers they had.
+  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    if (!(error instanceof InvalidText)) throw error;
+    return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
+  };
+  app.post('/graphql', { onRequest: identifyCaller, errorHandler }, handler);
+  app.get('/graphql', { constraints: {}, onRequest: identifyCaller, errorHandler }, async function (request, reply) {
+    const query = request.query as Record<string, unknown>;
+    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
     if (wantsHtml) return sendIde(reply);
+    checkQueryText(request.url, GRAPHQL_GET_PARAMETERS, { variables: query.variables, extensions: query.extensions });
     return handler.call(this, request, reply);
   });
   await registerRestRoutes(app, {
@@ -244,11 +275,17 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   });
   registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders, readsNeedKey: config.apiKeysForReads === 'required' });
   registerDocs(app);
-  return { app, database, service, pages, cache, metrics, replicas, access };
+  return { app, database, service, pages, cache, metrics, replicas, access, admin };
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {
-  const { app } = await buildServer(config, databaseUrl);
+  const { app, admin } = await buildServer(config, databaseUrl);
+  if (admin) {
+    await admin.listen({ host: config.admin.host, port: config.admin.port });
+    const address = admin.server.address();
+    const host = config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host;
+    log(`admin endpoints (/healthz, /readyz, /metrics) on http://${host}:${typeof address === 'object' && address ? address.port : config.admin.port}`);
+  }
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

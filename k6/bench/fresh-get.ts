@@ -3,10 +3,10 @@
 // to one cluster worker, or look like a proxy's idle upstream connection).
 import http from 'node:http';
 
-export function freshGet(url: string): Promise<{ status: number; body: string }> {
+export function freshGet(url: string, headers: Readonly<Record<string, string>> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     // agent: false: a private agent without keep-alive, so `Connection: close`.
-    const request = http.get(url, { agent: false }, (response) => {
+    const request = http.get(url, { agent: false, headers }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => { body += chunk; });

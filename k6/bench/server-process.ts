@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../../src/util/free-port.ts';
 import { BenchError } from './bench-error.ts';
+import { ADMIN_HEADERS, BENCH_ADMIN_TOKEN } from './admin-token.ts';
 import { freshGet } from './fresh-get.ts';
 import { healthOfWorkers } from './worker-health.ts';
 
@@ -43,7 +44,7 @@ function parentPid(pid: number): number | undefined {
 /** 'ours' when /healthz was answered by `child` or its worker, 'other' by another program, 'down' when nothing answered. */
 async function whoAnswers(url: string, child: ChildProcess): Promise<'ours' | 'other' | 'down'> {
   try {
-    const response = await freshGet(`${url}/healthz`);
+    const response = await freshGet(`${url}/healthz`, ADMIN_HEADERS);
     if (response.status !== 200) return 'other';
     const pid = (JSON.parse(response.body) as { pid?: number }).pid;
     return pid !== undefined && (pid === child.pid || parentPid(pid) === child.pid) ? 'ours' : 'other';
@@ -117,6 +118,8 @@ export async function startApi(options: ApiOptions): Promise<ServerProcess> {
       WORKERS: String(options.workers),
       // One address sends thousands of requests a second: the anonymous budget would answer 429s.
       RATE_LIMIT: 'off',
+      // /healthz shows its pid and cache counters to this token's holders only (production).
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
       ...cacheEnv,
     },
   }));

@@ -2,8 +2,9 @@
 // keys and rate limits. REST (rest-guard.ts) and GraphQL
 // (src/graphql/access-plugin.ts) turn its answers into their own responses.
 import type { IncomingHttpHeaders } from 'node:http';
+import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { RateLimitDecision, RateLimiter } from '../ratelimit/limiter.ts';
-import type { ActiveApiKey } from './api-keys.ts';
+import { type ActiveApiKey, isWellFormedApiKey } from './api-keys.ts';
 import { presentedKey } from './credentials.ts';
 import type { ApiKeyResolver } from './key-resolver.ts';
 
@@ -15,31 +16,60 @@ export interface Caller {
 }
 
 const REALM = 'Bearer realm="catalogue"';
+const INVALID_TOKEN = `${REALM}, error="invalid_token"`;
+/** What a refused key costs its address's anonymous budget, and a key lookup its address's key-check budget. */
+export const PRESENTED_KEY_COST = 1;
+
+/** A refusal before the request is served; `decision` when the address was charged for it. */
+abstract class IdentifyRefusal extends Error {
+  readonly decision: RateLimitDecision | undefined;
+  constructor(message: string, decision: RateLimitDecision | undefined) {
+    super(message);
+    this.decision = decision;
+  }
+}
 
 /** 401: no key where one is needed, or a key that is not (or no longer) valid. */
-export class Unauthenticated extends Error {
+export class Unauthenticated extends IdentifyRefusal {
   /** The WWW-Authenticate header to answer with. */
   readonly challenge: string;
-  constructor(message: string, challenge: string) {
-    super(message);
+  constructor(message: string, challenge: string, decision?: RateLimitDecision) {
+    super(message, decision);
     this.challenge = challenge;
   }
 }
 
 /** 503: a presented key could not be looked up (Postgres unreachable); the caller may retry. */
-export class KeyCheckUnavailable extends Error {
+export class KeyCheckUnavailable extends IdentifyRefusal {
   constructor() {
-    super('the API key cannot be checked right now; try again shortly');
+    super('the API key cannot be checked right now; try again shortly', undefined);
   }
 }
 
-/** A refusal before the request is served: 401 or 503, with the headers to send. */
-export type IdentifyFailure = Unauthenticated | KeyCheckUnavailable;
+/**
+ * 429 for a presented key, before any lookup: the address has spent its
+ * anonymous budget on refused keys, or its key-check budget on lookups.
+ */
+export class AddressRateLimited extends IdentifyRefusal {
+  readonly cost = PRESENTED_KEY_COST;
+  declare readonly decision: RateLimitDecision;
+  constructor(message: string, decision: RateLimitDecision) {
+    super(message, decision);
+  }
+}
+
+/** A refusal before the request is served: 401, 429 or 503, with the headers to send. */
+export type IdentifyFailure = Unauthenticated | KeyCheckUnavailable | AddressRateLimited;
+
+export function isIdentifyFailure(error: unknown): error is IdentifyFailure {
+  return error instanceof IdentifyRefusal;
+}
 
 export function refusal(error: IdentifyFailure): { status: number; headers: Record<string, string> } {
-  return error instanceof Unauthenticated
-    ? { status: 401, headers: { 'www-authenticate': error.challenge } }
-    : { status: 503, headers: { 'retry-after': '1' } };
+  const headers: Record<string, string> = error.decision ? Object.fromEntries(rateLimitHeaders(error.decision)) : {};
+  if (error instanceof AddressRateLimited) return { status: 429, headers };
+  if (error instanceof Unauthenticated) return { status: 401, headers: { ...headers, 'www-authenticate': error.challenge } };
+  return { status: 503, headers: { ...headers, 'retry-after': '1' } };
 }
 
 export type Access = 'read' | 'write';
@@ -66,22 +96,64 @@ export class AccessControl {
   }
 
   /**
-   * The caller behind these headers. A presented key that is unknown or
-   * revoked is refused (Unauthenticated), one that cannot be looked up too
-   * (KeyCheckUnavailable): never served as anonymous, never a 500.
+   * The caller behind these headers. A presented key that is unknown, revoked
+   * or malformed is refused (Unauthenticated), one that cannot be looked up
+   * too (KeyCheckUnavailable): never served as anonymous, never a 500.
+   *
+   * Keys that are not valid cannot bypass the address's budget:
+   * - a malformed key is refused without hashing or any lookup;
+   * - a well-formed key that this instance does not know as valid (not valid
+   *   at its last lookup, and not in the negative cache) is looked up only
+   *   within the address's key-check budget (as large as the anonymous one),
+   *   taken before the lookup: past it, 429 without a lookup;
+   * - every refused key (malformed, unknown, revoked; from the cache too)
+   *   costs 1 of the address's anonymous budget: once that is spent, 429.
+   * So a storm of random keys from one address gets at most about the
+   * anonymous budget of 401s and Postgres lookups, then 429s. A valid key
+   * spends its own budget only; its first lookup on an instance (not the
+   * later ones, every API_KEY_CACHE_SECONDS) takes 1 from the key-check budget.
    */
   async identify(headers: IncomingHttpHeaders, address: string): Promise<Caller> {
     const secret = presentedKey(headers);
     if (secret === undefined) return { key: undefined, address };
-    let key;
-    try {
-      key = await this.options.resolver.resolve(secret);
-    } catch (error) {
-      this.options.warn('could not look up an API key (Postgres unavailable?)', error);
-      throw new KeyCheckUnavailable();
+    if (!isWellFormedApiKey(secret)) {
+      const decision = await this.chargeRefusedKey(address);
+      throw new Unauthenticated('the API key is not valid (malformed: a key is "cat_" and 43 base64url characters)', INVALID_TOKEN, decision);
     }
-    if (!key) throw new Unauthenticated('the API key is not valid (unknown or revoked)', `${REALM}, error="invalid_token"`);
-    return { key, address };
+    const check = this.options.resolver.check(secret);
+    let key: ActiveApiKey | undefined;
+    if (check.cached) {
+      key = check.key;
+    } else {
+      if (!check.knownValid) await this.chargeKeyCheck(address);
+      try {
+        key = await check.lookup();
+      } catch (error) {
+        this.options.warn('could not look up an API key (Postgres unavailable?)', error);
+        throw new KeyCheckUnavailable();
+      }
+    }
+    if (key) return { key, address };
+    const decision = await this.chargeRefusedKey(address);
+    throw new Unauthenticated('the API key is not valid (unknown or revoked)', INVALID_TOKEN, decision);
+  }
+
+  /** A refused key costs its address's anonymous budget: AddressRateLimited (429) once that is spent. */
+  private async chargeRefusedKey(address: string): Promise<RateLimitDecision | undefined> {
+    const anonymous: Caller = { key: undefined, address };
+    const decision = await this.spend(anonymous, PRESENTED_KEY_COST);
+    if (decision && !decision.allowed) throw new AddressRateLimited(rateLimitMessage(anonymous, decision, PRESENTED_KEY_COST), decision);
+    return decision;
+  }
+
+  /** A lookup of a key not known as valid costs its address's key-check budget: AddressRateLimited (429) once that is spent. */
+  private async chargeKeyCheck(address: string): Promise<void> {
+    const decision = await this.take(`keycheck:${address}`, PRESENTED_KEY_COST, this.options.anonymousPerMinute);
+    if (!decision || decision.allowed) return;
+    throw new AddressRateLimited(
+      `rate limit exceeded: ${decision.limit} API key checks per minute per address (this is ${address}): keys this server does not know as valid are looked up at most that often; retry in ${decision.retryAfterSeconds} s`,
+      decision,
+    );
   }
 
   /** Refuses an anonymous caller what only key holders may do (writes; reads with API_KEYS_FOR_READS=required). */
@@ -99,12 +171,16 @@ export class AccessControl {
    * Takes `cost` from the caller's budget. Undefined when nothing was counted:
    * rate limits are off, or the limiter failed (served anyway: fail open).
    */
-  async spend(caller: Caller, cost: number): Promise<RateLimitDecision | undefined> {
+  spend(caller: Caller, cost: number): Promise<RateLimitDecision | undefined> {
+    const bucket = caller.key ? `key:${caller.key.id}` : `address:${caller.address}`;
+    return this.take(bucket, cost, this.limitOf(caller));
+  }
+
+  private async take(bucket: string, cost: number, limit: number): Promise<RateLimitDecision | undefined> {
     const { limiter } = this.options;
     if (!limiter) return undefined;
-    const bucket = caller.key ? `key:${caller.key.id}` : `address:${caller.address}`;
     try {
-      return await limiter.take(bucket, cost, this.limitOf(caller));
+      return await limiter.take(bucket, cost, limit);
     } catch (error) {
       this.options.warn('rate limiter unavailable (Redis down or slow): serving without a limit', error);
       return undefined;

@@ -16,6 +16,17 @@ export interface NewApiKey {
   hash: string;
 }
 
+/** The shape of every key generateApiKey makes: the mark and 32 bytes in base64url (43 characters, no padding). */
+const KEY_FORMAT = new RegExp(`^${SECRET_MARK}[A-Za-z0-9_-]{43}$`);
+
+/**
+ * Whether `secret` could be one of our keys at all. One that cannot is refused
+ * without hashing or a lookup (src/auth/access.ts).
+ */
+export function isWellFormedApiKey(secret: string): boolean {
+  return KEY_FORMAT.test(secret);
+}
+
 export function hashApiKey(secret: string): string {
   return crypto.createHash('sha256').update(secret).digest('hex');
 }

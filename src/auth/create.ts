@@ -17,7 +17,11 @@ export function createAccessControl(
   const log = throttled(warn);
   const limiter = createRateLimiter(config, (error) => log('rate limiter: Redis connection problem', error));
   const access = new AccessControl({
-    resolver: new ApiKeyResolver((hash) => store.findActive(hash), { ttlSeconds: config.apiKeyCacheSeconds }),
+    resolver: new ApiKeyResolver((hash) => store.findActive(hash), {
+      ttlSeconds: config.apiKeyCacheSeconds,
+      negativeTtlSeconds: config.apiKeyNegativeCacheSeconds,
+      maxNegativeEntries: config.apiKeyNegativeCacheSize,
+    }),
     limiter,
     readsNeedKey: config.apiKeysForReads === 'required',
     anonymousPerMinute: config.rateLimitAnonymousPerMinute,

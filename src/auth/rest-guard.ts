@@ -1,10 +1,12 @@
 // API keys and rate limits for the legacy REST routes, as one onRequest hook:
 // writes (POST/PUT/DELETE) need a valid key, reads only with
 // API_KEYS_FOR_READS=required; every request costs 1 of the caller's budget.
-// Refusals keep the legacy error shape: 401 and 429 with {"error": "..."}.
+// Refusals keep the legacy error shape: 401 and 429 with {"error": "..."}
+// (a presented key that is not valid is charged to the address first: 429
+// once that budget is spent, see AccessControl.identify).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
-import { type AccessControl, type Caller, KeyCheckUnavailable, rateLimitMessage, refusal, Unauthenticated } from './access.ts';
+import { type AccessControl, type Caller, isIdentifyFailure, rateLimitMessage, refusal } from './access.ts';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** What a REST request costs, whatever it reads or writes. */
@@ -17,7 +19,7 @@ export function restGuard(access: AccessControl) {
       caller = await access.identify(request.headers, request.ip);
       access.require(caller, WRITE_METHODS.has(request.method) ? 'write' : 'read');
     } catch (error) {
-      if (!(error instanceof Unauthenticated || error instanceof KeyCheckUnavailable)) throw error;
+      if (!isIdentifyFailure(error)) throw error;
       const { status, headers } = refusal(error);
       return reply.code(status).headers(headers).send({ error: error.message });
     }

@@ -1,12 +1,13 @@
 // API keys and rate limits for GraphQL. The caller is identified before Apollo
-// runs (an unknown or revoked key is a 401 at once); once the operation is
+// runs (an unknown, revoked or malformed key is a 401 at once, charged to the
+// address: a 429 RATE_LIMITED once that budget is spent); once the operation is
 // resolved, mutations need a key (queries too with API_KEYS_FOR_READS=required)
 // and the operation's cost (src/graphql/cost.ts, in units of RATE_LIMIT_GRAPHQL_COST_UNIT points) is taken from the caller's
 // budget: 401 UNAUTHENTICATED or 429 RATE_LIMITED, both as GraphQL errors.
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
-import { type AccessControl, type Caller, KeyCheckUnavailable, rateLimitMessage, refusal, Unauthenticated } from '../auth/access.ts';
+import { AddressRateLimited, type AccessControl, type Caller, isIdentifyFailure, rateLimitMessage, refusal, Unauthenticated } from '../auth/access.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { GraphQLContext } from './context.ts';
 import { operationCost } from './cost.ts';
@@ -19,6 +20,7 @@ declare module 'fastify' {
 }
 
 const UNAUTHENTICATED = 'UNAUTHENTICATED';
+const RATE_LIMITED = 'RATE_LIMITED';
 
 /** onRequest hook of the /graphql routes: identifies the caller for the context. */
 export function graphqlCaller(access: AccessControl) {
@@ -27,10 +29,12 @@ export function graphqlCaller(access: AccessControl) {
       request.caller = await access.identify(request.headers, request.ip);
       return undefined;
     } catch (error) {
-      if (!(error instanceof Unauthenticated || error instanceof KeyCheckUnavailable)) throw error;
+      if (!isIdentifyFailure(error)) throw error;
       const { status, headers } = refusal(error);
-      const code = error instanceof Unauthenticated ? UNAUTHENTICATED : 'SERVICE_UNAVAILABLE';
-      return reply.code(status).headers(headers).send({ errors: [{ message: error.message, extensions: { code } }] });
+      const extensions = error instanceof AddressRateLimited
+        ? { code: RATE_LIMITED, cost: error.cost, limit: error.decision.limit, remaining: error.decision.remaining, retryAfter: error.decision.retryAfterSeconds }
+        : { code: error instanceof Unauthenticated ? UNAUTHENTICATED : 'SERVICE_UNAVAILABLE' };
+      return reply.code(status).headers(headers).send({ errors: [{ message: error.message, extensions }] });
     }
   };
 }
@@ -56,7 +60,7 @@ export function accessPlugin(access: AccessControl, costUnit: number): ApolloSer
           for (const [name, value] of rateLimitHeaders(decision)) response.http.headers.set(name, value);
           if (decision.allowed) return;
           throw new GraphQLError(rateLimitMessage(caller, decision, cost), {
-            extensions: { code: 'RATE_LIMITED', cost, limit: decision.limit, remaining: decision.remaining, retryAfter: decision.retryAfterSeconds, http: { status: 429 } },
+            extensions: { code: RATE_LIMITED, cost, limit: decision.limit, remaining: decision.remaining, retryAfter: decision.retryAfterSeconds, http: { status: 429 } },
           });
         },
       };

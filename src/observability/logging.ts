@@ -23,6 +23,38 @@ export interface LogDestination {
 
 const VERBOSITY: Record<LogLevel, number> = { debug: 4, info: 3, warn: 2, error: 1, silent: 0 };
 
+/** Query parameters whose values are secrets (compared case-insensitively, after percent-decoding the name). */
+const SECRET_PARAMETERS = new Set(['api_key', 'apikey', 'api-key', 'x-api-key', 'key', 'token', 'access_token']);
+export const REDACTED = '[REDACTED]';
+
+function parameterName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/**
+ * The URL as logged: values of query parameters that carry secrets
+ * (`?api_key=`, `key`, `token`, `access_token`, any case) replaced by
+ * [REDACTED]. The API never reads keys from the URL, but clients send them
+ * there anyway, and a log must not keep them.
+ */
+export function redactUrl(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  let redacted = false;
+  const parts = url.slice(query + 1).split('&').map((part) => {
+    const equals = part.indexOf('=');
+    const name = equals < 0 ? part : part.slice(0, equals);
+    if (!SECRET_PARAMETERS.has(parameterName(name))) return part;
+    redacted = true;
+    return `${name}=${REDACTED}`;
+  });
+  return redacted ? `${url.slice(0, query)}?${parts.join('&')}` : url;
+}
+
 export class CompletionLog extends LogController {
   private readonly info: boolean;
   private readonly debug: boolean;
@@ -42,7 +74,7 @@ export class CompletionLog extends LogController {
     const operation = request.graphqlOperation;
     const fields = {
       method: request.method,
-      url: request.url,
+      url: redactUrl(request.url),
       route: request.routeOptions.url,
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
@@ -65,7 +97,14 @@ export class CompletionLog extends LogController {
 export function loggerOptions(level: LogLevel, destination?: LogDestination): Pick<FastifyServerOptions, 'logger' | 'logController'> {
   if (level === 'silent') return { logger: false };
   return {
-    logger: { level, ...(destination ? { stream: destination } : {}) },
+    logger: {
+      level,
+      ...(destination ? { stream: destination } : {}),
+      // Fastify's own request serializer (any line that logs `req`), with the URL redacted too.
+      serializers: {
+        req: (request: FastifyRequest) => ({ method: request.method, url: redactUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort }),
+      },
+    },
     logController: new CompletionLog(level),
   };
 }

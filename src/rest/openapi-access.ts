@@ -22,12 +22,12 @@ const errorResponse = (description: string, example: string, headers: Record<str
 
 const RESPONSES = {
   Unauthorized: errorResponse(
-    'No API key where one is needed (writes; reads when the server requires keys), or a key that is unknown or revoked.',
+    'No API key where one is needed (writes; reads when the server requires keys), or a key that is unknown, revoked or malformed. A wrong key costs 1 of the address\'s anonymous budget (429 once that is spent).',
     'writes need an API key: send it as "Authorization: Bearer <key>" or "x-api-key: <key>"',
     { 'WWW-Authenticate': { description: '`Bearer realm="catalogue"`, with `error="invalid_token"` for a wrong key.', schema: { type: 'string' } } },
   ),
   TooManyRequests: errorResponse(
-    'The caller\'s rate limit (per API key, or per address without one) is spent; the message names the limit.',
+    'The caller\'s rate limit (per API key, or per address without one or with a key that is not valid) is spent; the message names the limit.',
     'rate limit exceeded: 600 per minute for anonymous clients (per address; this is 203.0.113.7); this request costs 1 and 0 is left; retry in 1 s',
     { 'Retry-After': integerHeader('Seconds until the request would be accepted.'), ...RATE_LIMIT_HEADERS },
   ),
@@ -57,7 +57,7 @@ export function withAccessControl(document: OpenApiDocument, readsNeedKey: boole
       };
     }
   }
-  document.info.description = `${String(document.info.description ?? '')} Writes need an API key${readsNeedKey ? ', and so do reads' : ' (reads take one optionally)'}: \`Authorization: Bearer <key>\` or \`x-api-key: <key>\`; 401 without a valid one. Every request spends 1 of the caller's budget per minute (per key, or per address without one): 429 with Retry-After once it is spent.`;
+  document.info.description = `${String(document.info.description ?? '')} Writes need an API key${readsNeedKey ? ', and so do reads' : ' (reads take one optionally)'}: \`Authorization: Bearer <key>\` or \`x-api-key: <key>\`; 401 without a valid one (a wrong key is charged to the address). Every request spends 1 of the caller's budget per minute (per key, or per address without one): 429 with Retry-After once it is spent.`;
   document.components.responses = { ...document.components.responses, ...RESPONSES };
   document.components.securitySchemes = SECURITY_SCHEMES;
   return document;

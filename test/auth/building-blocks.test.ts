@@ -3,9 +3,9 @@
 // mirrors it and is checked end to end in rate-limits.test.ts), the key lookup
 // cache, credentials parsing, and what happens when the limiter fails.
 import { describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../src/auth/api-keys.ts';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/auth/api-keys.ts';
 import { presentedKey } from '../../src/auth/credentials.ts';
-import { AccessControl } from '../../src/auth/access.ts';
+import { AccessControl, AddressRateLimited, Unauthenticated } from '../../src/auth/access.ts';
 import { ApiKeyResolver } from '../../src/auth/key-resolver.ts';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory-limiter.ts';
 
@@ -74,6 +74,119 @@ describe('ApiKeyResolver', () => {
     const resolver = new ApiKeyResolver(async () => { lookups++; return undefined; }, { ttlSeconds: 60, maxEntries: 2 });
     for (const secret of ['a', 'b', 'c', 'a']) await resolver.resolve(secret);
     expect(lookups).toBe(4); // 'a' was pushed out by 'c'
+  });
+});
+
+describe('ApiKeyResolver negative cache', () => {
+  const KEY = { id: 1, name: 'k', prefix: 'cat_abcdefgh', ratePerMinute: null };
+
+  it('remembers unknown keys for their own TTL, apart from valid ones', async () => {
+    let lookups = 0;
+    const resolver = new ApiKeyResolver(async (hash) => { lookups++; return hash === hashApiKey('good') ? KEY : undefined; }, { ttlSeconds: 0.05, negativeTtlSeconds: 60 });
+    await resolver.resolve('good');
+    await resolver.resolve('bad');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // The valid key's answer is stale (looked up again); the unknown one is still remembered.
+    expect(await resolver.resolve('good')).toEqual(KEY);
+    expect(await resolver.resolve('bad')).toBeUndefined();
+    expect(lookups).toBe(3);
+  });
+
+  it('is bounded, oldest first, and random keys never push out valid ones', async () => {
+    let lookups = 0;
+    const resolver = new ApiKeyResolver(async (hash) => { lookups++; return hash === hashApiKey('good') ? KEY : undefined; }, { ttlSeconds: 60, negativeTtlSeconds: 60, maxEntries: 2, maxNegativeEntries: 3 });
+    await resolver.resolve('good');
+    for (let i = 0; i < 1_000; i++) await resolver.resolve(`random-${i}`);
+    expect(resolver.negativeEntries).toBe(3);
+    expect(lookups).toBe(1_001);
+    expect(await resolver.resolve('good')).toEqual(KEY);
+    expect(await resolver.resolve('random-999')).toBeUndefined();
+    expect(lookups).toBe(1_001);
+    await resolver.resolve('random-0'); // forgotten: asked again
+    expect(lookups).toBe(1_002);
+  });
+
+  it('tells a key that was valid at its last lookup from one never seen (check)', async () => {
+    const resolver = new ApiKeyResolver(async (hash) => (hash === hashApiKey('good') ? KEY : undefined), { ttlSeconds: 0, negativeTtlSeconds: 60 });
+    expect(resolver.check('good')).toMatchObject({ cached: false, knownValid: false });
+    await resolver.resolve('good');
+    // API_KEY_CACHE_SECONDS=0: asked every time, but known.
+    expect(resolver.check('good')).toMatchObject({ cached: false, knownValid: true });
+    await resolver.resolve('bad');
+    expect(resolver.check('bad')).toEqual({ cached: true, key: undefined });
+  });
+});
+
+describe('isWellFormedApiKey', () => {
+  it('accepts what generateApiKey makes and nothing else', () => {
+    for (let i = 0; i < 100; i++) expect(isWellFormedApiKey(generateApiKey().secret)).toBe(true);
+    const good = generateApiKey().secret;
+    for (const bad of ['', 'cat_', 'cat_x', good.slice(0, -1), `${good}A`, good.replace('cat_', 'CAT_'), `${good.slice(0, -1)}=`, `${good.slice(0, -1)}+`, `${good.slice(0, -1)}é`, `${good.slice(0, -1)}\n`]) {
+      expect(isWellFormedApiKey(bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
+
+describe('AccessControl with keys that are not valid', () => {
+  const KEY = { id: 7, name: 'k', prefix: 'cat_abcdefgh', ratePerMinute: null };
+  function setup(anonymousPerMinute: number) {
+    const valid = generateApiKey().secret;
+    const looked: string[] = [];
+    const access = new AccessControl({
+      resolver: new ApiKeyResolver(async (hash) => { looked.push(hash); return hash === hashApiKey(valid) ? KEY : undefined; }, { ttlSeconds: 60, negativeTtlSeconds: 60 }),
+      limiter: new MemoryRateLimiter(),
+      readsNeedKey: false,
+      anonymousPerMinute,
+      keyPerMinute: 100,
+      warn: () => {},
+    });
+    const identify = (key: string, address = '203.0.113.1') => access.identify({ authorization: `Bearer ${key}` }, address).then(
+      (caller) => ({ status: 200, caller, error: undefined }),
+      (error: unknown) => ({ status: error instanceof AddressRateLimited ? 429 : error instanceof Unauthenticated ? 401 : 500, caller: undefined, error: error as Error & { decision?: { remaining: number } } }),
+    );
+    return { access, valid, looked, identify };
+  }
+
+  it('refuses a malformed key without any lookup, and charges its address', async () => {
+    const { looked, identify } = setup(2);
+    const first = await identify('cat_short');
+    expect(first.status).toBe(401);
+    expect(first.error?.message).toBe('the API key is not valid (malformed: a key is "cat_" and 43 base64url characters)');
+    expect(first.error?.decision?.remaining).toBe(1);
+    expect((await identify('not-even-close')).status).toBe(401);
+    expect((await identify('cat_short')).status).toBe(429);
+    expect(looked).toEqual([]);
+  });
+
+  it('charges unknown keys (looked up or remembered) to the address; valid keys spend nothing of it', async () => {
+    const { access, valid, looked, identify } = setup(3);
+    const unknown = generateApiKey().secret;
+    expect((await identify(unknown)).status).toBe(401);
+    expect((await identify(unknown)).status).toBe(401); // from the negative cache, charged all the same
+    expect(looked).toHaveLength(1);
+    expect((await identify(valid)).caller?.key).toEqual(KEY);
+    expect((await identify(valid)).caller?.key).toEqual(KEY);
+    expect((await identify(generateApiKey().secret)).status).toBe(401);
+    expect((await identify(unknown)).status).toBe(429);
+    // A valid key still works from that address, and another address is untouched.
+    expect((await identify(valid)).status).toBe(200);
+    expect((await identify(unknown, '203.0.113.2')).status).toBe(401);
+    expect(await access.spend({ key: undefined, address: '203.0.113.2' }, 1)).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  it('looks keys up within the address\'s key-check budget only (taken before the lookup)', async () => {
+    const { valid, looked, identify } = setup(5);
+    // The anonymous budget alone would allow 5 refusals; keys are also unique, so each would be a lookup.
+    const statuses = [];
+    for (let i = 0; i < 20; i++) statuses.push((await identify(generateApiKey().secret)).status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+    expect(looked.length).toBe(5);
+    // A key never seen before is not looked up either while that budget is spent.
+    const refused = await identify(valid);
+    expect(refused.status).toBe(429);
+    expect(refused.error?.message).toMatch(/^rate limit exceeded: 5 API key checks per minute per address \(this is 203\.0\.113\.1\)/);
+    expect(looked.length).toBe(5);
   });
 });
 

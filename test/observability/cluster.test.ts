@@ -10,6 +10,8 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { Scrape } from '../support/prometheus.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
+/** In production /metrics needs the admin token. */
+const ADMIN_TOKEN = 'cluster-test-admin-token';
 const WORKERS = 2;
 
 /** GET on a new connection each time, so the cluster's round robin hands it to the next worker. */
@@ -34,7 +36,7 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', WORKERS: String(WORKERS), LOG_LEVEL: 'info', NODE_ENV: 'production' },
+    env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', WORKERS: String(WORKERS), LOG_LEVEL: 'info', NODE_ENV: 'production', ADMIN_TOKEN },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let pending = '';
@@ -71,7 +73,7 @@ it('/metrics on any worker counts the requests every worker served', async () =>
   const labels = { method: 'GET', route: '/products/:product_id', status: '404' };
   // Consecutive new connections alternate between the workers, so these scrapes are answered by both.
   for (let i = 0; i < 4; i++) {
-    const response = await get(`${base}/metrics`);
+    const response = await get(`${base}/metrics`, { authorization: `Bearer ${ADMIN_TOKEN}` });
     expect(response.status).toBe(200);
     const metrics = new Scrape(response.body);
     expect(metrics.sum('http_requests_total', labels)).toBe(REQUESTS);

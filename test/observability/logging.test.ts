@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
+/** In production /metrics needs it. */
+const ADMIN_TOKEN = 'logging-test-admin-token';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface LogLine {
@@ -33,7 +35,7 @@ let client: TestClient;
 
 beforeAll(async () => {
   catalogue = await createTestCatalogue();
-  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { LOG_LEVEL: 'info' }, logDestination: log });
+  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { LOG_LEVEL: 'info', ADMIN_TOKEN }, logDestination: log });
 });
 
 afterAll(async () => {
@@ -83,9 +85,21 @@ describe('request logs', () => {
     expect(log.of('log-gql-400')).toEqual([expect.objectContaining({ msg: 'request completed', status: 400, graphqlErrors: 1 })]);
   });
 
+  it('redacts secrets in query strings (api_key, key, token, access_token, any case, even percent-encoded names)', async () => {
+    const query = 'api_key=cat_secret1&page=2&Key=secret2&TOKEN=secret3&access_token=secret4&api%5Fkey=secret5&count=1&keys=kept&apikey=secret6&x=token';
+    const response = await client.injectAnonymous({ method: 'GET', url: `/products/3?${query}`, headers: { 'x-request-id': 'log-redact-1' } });
+    expect(response.statusCode).toBe(200);
+    const [line] = log.of('log-redact-1');
+    expect(line?.url).toBe('/products/3?api_key=[REDACTED]&page=2&Key=[REDACTED]&TOKEN=[REDACTED]&access_token=[REDACTED]&api%5Fkey=[REDACTED]&count=1&keys=kept&apikey=[REDACTED]&x=token');
+    // GraphQL GET too, and nothing anywhere in the log keeps a secret.
+    await client.injectAnonymous({ method: 'GET', url: '/graphql?query=%7B__typename%7D&token=secret7', headers: { accept: 'application/json', 'x-request-id': 'log-redact-2' } });
+    expect(log.of('log-redact-2')[0]?.url).toBe('/graphql?query=%7B__typename%7D&token=[REDACTED]');
+    expect(JSON.stringify(log.lines)).not.toMatch(/secret\d/);
+  });
+
   it('probes and scrapes are not logged at info level', async () => {
     for (const url of ['/healthz', '/readyz', '/metrics']) {
-      const response = await client.app.inject({ method: 'GET', url, headers: { 'x-request-id': `log-probe${url.replace('/', '-')}` } });
+      const response = await client.app.inject({ method: 'GET', url, headers: { 'x-request-id': `log-probe${url.replace('/', '-')}`, authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(response.statusCode).toBe(200);
       expect(log.of(`log-probe${url.replace('/', '-')}`)).toEqual([]);
     }

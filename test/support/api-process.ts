@@ -5,6 +5,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/util/free-port.ts';
 
+/** The admin token every process is started with (unless `env` sets its own): in production, /healthz details need it. */
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** Headers that show a probe the details. */
+export const ADMIN_HEADERS = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
 export interface ApiProcess {
@@ -25,13 +30,13 @@ export interface Readiness {
 
 /**
  * Starts the server on a free port with `env` on top of this environment
- * (production, warnings only), and waits until /healthz answers and the
+ * (production, warnings only, TEST_ADMIN_TOKEN), and waits until /healthz answers and the
  * readiness conditions hold.
  */
 export async function startApiProcess(env: Record<string, string>, ready: Readiness = {}): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -41,7 +46,7 @@ export async function startApiProcess(env: Record<string, string>, ready: Readin
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300 && child.exitCode === null; i++) {
     try {
-      const response = await fetch(`${url}/healthz`);
+      const response = await fetch(`${url}/healthz`, { headers: ADMIN_HEADERS });
       const healthy = response.ok && (ready.health?.(await response.json() as Record<string, any>) ?? true);
       if (healthy && (!ready.output || ready.output.test(output))) return { url, child, exited, output: () => output };
     } catch { /* not up yet */ }

@@ -1,0 +1,180 @@
+// Text that is not Unicode never reaches the catalogue. Invalid UTF-8 bytes
+// used to be decoded as U+FFFD and lone surrogates (JSON's "\ud800") passed
+// on to Postgres, which stored them as U+FFFD too: a 201 with different text
+// than was sent. Now a JSON body (REST writes, POST /graphql) is checked
+// before and after JSON.parse, and GET /graphql's parameters likewise: a 400
+// naming the field.
+//
+// The JSON parser replaces Fastify's default for application/json (same
+// limits, same prototype-poisoning protection, same errors for empty and
+// malformed bodies). Valid UTF-8 without any \u escape of a surrogate costs
+// one native UTF-8 check and a regular-expression scan; only the others are
+// walked.
+import { isUtf8 } from 'node:buffer';
+import type { FastifyInstance } from 'fastify';
+
+/** 400: a string (or the body) that is not valid Unicode text; `field` names where. */
+export class InvalidText extends Error {
+  readonly statusCode = 400;
+  readonly code = 'CATALOGUE_INVALID_TEXT';
+  /** Where: `name`, `features[0].feature`, `variables.input.name`, `body`. */
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.field = field;
+  }
+}
+
+const NOT_UTF8 = 'is not valid UTF-8 text';
+const LONE_SURROGATE = 'must be valid Unicode text (lone surrogate)';
+
+/** A JSON \u escape of a surrogate (may also match an escaped backslash before "ud8..": then the walk finds nothing). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** Length of the valid UTF-8 sequence at `i` (Unicode table 3-7), 0 when the bytes there are not one. */
+function sequenceLength(bytes: Uint8Array, i: number): number {
+  const first = bytes[i] as number;
+  const cont = (at: number, low = 0x80, high = 0xbf) => at < bytes.length && (bytes[at] as number) >= low && (bytes[at] as number) <= high;
+  if (first < 0x80) return 1;
+  if (first >= 0xc2 && first <= 0xdf) return cont(i + 1) ? 2 : 0;
+  if (first >= 0xe0 && first <= 0xef) {
+    const [low, high] = first === 0xe0 ? [0xa0, 0xbf] : first === 0xed ? [0x80, 0x9f] : [0x80, 0xbf];
+    return cont(i + 1, low, high) && cont(i + 2) ? 3 : 0;
+  }
+  if (first >= 0xf0 && first <= 0xf4) {
+    const [low, high] = first === 0xf0 ? [0x90, 0xbf] : first === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf];
+    return cont(i + 1, low, high) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/**
+ * Decodes bytes that are not all valid UTF-8, turning each byte of an invalid
+ * sequence into a lone surrogate (U+DC80 + byte, as Python's
+ * "surrogateescape"): then JSON.parse still finds the structure, and the walk
+ * below the string that held them.
+ */
+function decodeMarkingInvalid(bytes: Buffer): string {
+  let text = '';
+  let start = 0;
+  for (let i = 0; i < bytes.length;) {
+    const length = sequenceLength(bytes, i);
+    if (length > 0) {
+      i += length;
+      continue;
+    }
+    text += bytes.toString('utf8', start, i) + String.fromCharCode(0xdc00 + (bytes[i] as number));
+    start = ++i;
+  }
+  return text + bytes.toString('utf8', start);
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
+  if (path === '') return name;
+  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${name}]`;
+}
+
+/**
+ * The first string (or property name) of a parsed JSON value that is not
+ * well-formed Unicode, with its path under `root` ('' for the body itself,
+ * reported as `body`); undefined when all are. Iterative: a body nested as
+ * deeply as JSON.parse allows cannot overflow the stack.
+ */
+export function illFormedText(value: unknown, root = ''): { field: string; propertyName: boolean } | undefined {
+  const stack: [unknown, string][] = [[value, root]];
+  while (stack.length > 0) {
+    const [current, path] = stack.pop() as [unknown, string];
+    if (typeof current === 'string') {
+      if (!current.isWellFormed()) return { field: path || 'body', propertyName: false };
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], childPath(path, i)]);
+    } else if (current !== null && typeof current === 'object') {
+      const keys = Object.keys(current);
+      for (const key of keys) if (!key.isWellFormed()) return { field: path || 'body', propertyName: true };
+      for (let i = keys.length - 1; i >= 0; i--) stack.push([(current as Record<string, unknown>)[keys[i] as string], childPath(path, keys[i] as string)]);
+    }
+  }
+  return undefined;
+}
+
+function invalidText(found: { field: string; propertyName: boolean }, notUtf8: boolean): InvalidText {
+  const problem = notUtf8 ? NOT_UTF8 : LONE_SURROGATE;
+  return new InvalidText(found.field, found.propertyName ? `a property name ${problem}` : problem);
+}
+
+/** Checks parsed JSON text (for GET /graphql's `variables` and `extensions`); throws InvalidText naming the field. */
+export function checkJsonText(text: string, root: string): void {
+  if (!SURROGATE_ESCAPE.test(text)) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return; // not JSON: the GraphQL server says so itself
+  }
+  const found = illFormedText(value, root);
+  if (found) throw invalidText(found, false);
+}
+
+/**
+ * Replaces the application/json parser of `app` (call before registering
+ * routes): bodies must be UTF-8 and their strings well-formed Unicode, else
+ * InvalidText (400; REST answers {"error": message}, GraphQL BAD_USER_INPUT).
+ */
+export function registerJsonParser(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    const utf8 = isUtf8(bytes);
+    const text = utf8 ? bytes.toString('utf8') : decodeMarkingInvalid(bytes);
+    parse(request, text, (error: Error | null, value?: unknown) => {
+      if (error) {
+        done(utf8 ? error : new InvalidText('body', 'the request body is not valid UTF-8'), undefined);
+        return;
+      }
+      const found = !utf8 || SURROGATE_ESCAPE.test(text) ? illFormedText(value) : undefined;
+      if (found) done(invalidText(found, !utf8), undefined);
+      else done(null, value);
+    });
+  });
+}
+
+/** The bytes a percent-encoded query string component stands for ('+' is a space). */
+function percentDecodedBytes(component: string): Buffer {
+  const bytes: number[] = [];
+  for (let i = 0; i < component.length; i++) {
+    const char = component.charCodeAt(i);
+    if (char === 0x25 && /^[0-9a-fA-F]{2}$/.test(component.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(component.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else if (char === 0x2b) {
+      bytes.push(0x20);
+    } else if (char <= 0xff) {
+      bytes.push(char);
+    } else {
+      bytes.push(...Buffer.from(component[i] as string, 'utf8'));
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+/**
+ * GET /graphql: its parameters (`names`) must be percent-encoded UTF-8, and
+ * the JSON ones (`json`) hold no lone surrogate; throws InvalidText naming the
+ * parameter (and the variable).
+ */
+export function checkQueryText(url: string, names: readonly string[], json: Record<string, unknown>): void {
+  const query = url.indexOf('?');
+  if (query < 0) return;
+  for (const part of url.slice(query + 1).split('&')) {
+    const equals = part.indexOf('=');
+    const name = percentDecodedBytes(equals < 0 ? part : part.slice(0, equals)).toString('utf8');
+    if (!names.includes(name) || equals < 0) continue;
+    if (!isUtf8(percentDecodedBytes(part.slice(equals + 1)))) throw new InvalidText(name, `${NOT_UTF8} (percent-encoded bytes)`);
+  }
+  for (const [name, value] of Object.entries(json)) if (typeof value === 'string') checkJsonText(value, name);
+}
