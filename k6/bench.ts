@@ -4,7 +4,8 @@
 // Builds k6 if it is missing (or uses wrk, a much lighter generator: on two
 // shared cores k6 itself takes as much CPU as the server), makes sure a
 // catalogue of the requested scale is loaded in the `<database>_bench`
-// database, then for each worker count: measures the baseline handler
+// database (and, when a write scenario is named, creates an API key there for
+// it), then for each worker count: measures the baseline handler
 // (k6/baseline-server.ts), and for each cache mode starts the API and
 // measures each scenario at each load step. Prints one table (rate, latency
 // percentiles, errors, SQL per request, cache hit ratio, ratios to the
@@ -15,13 +16,14 @@ import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { runCommand } from '../src/commands/run.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { createBenchApiKey } from './bench/api-key.ts';
 import { BenchError } from './bench/bench-error.ts';
 import { hitRatio, readCacheCounters } from './bench/cache-counters.ts';
 import { ensureBenchCatalogue } from './bench/catalogue.ts';
 import { ensureK6, runK6 } from './bench/k6.ts';
 import { type Load, type Measurement, loadLabel } from './bench/measurement.ts';
-import { BASELINE_SCRIPT, type BenchPlan, WARMUP_SECONDS, estimatedSeconds, measuredRuns, parsePlan } from './bench/plan.ts';
-import { BASELINE, type BenchRow, sortRows, textTable } from './bench/report.ts';
+import { BASELINE_SCRIPT, type BenchPlan, WARMUP_SECONDS, WRITE_SCENARIOS, estimatedSeconds, measuredRuns, parsePlan } from './bench/plan.ts';
+import { BASELINE, type BenchRow, RATIO_NOTE, sortRows, textTable } from './bench/report.ts';
 import { type RunInfo, newResultsDir, saveChart, saveResults } from './bench/results.ts';
 import { PRODUCT_WITH_STYLES_HASH, registerPersistedQuery, sampleStatements } from './bench/sample-requests.ts';
 import { type CacheMode, type ServerProcess, startApi, startBaseline } from './bench/server-process.ts';
@@ -47,13 +49,21 @@ runCommand(async () => {
   const resultsDir = newResultsDir(config.dataDir, startedAt);
   const rows: BenchRow[] = [];
   let info: RunInfo | undefined;
+  let revokeKey: (() => Promise<void>) | undefined;
   try {
     const catalogue = await ensureBenchCatalogue(database.url, plan.scale, config.dataDir);
     // Random ids over the whole catalogue, or over a hot set of the first N ids.
     const idMax = plan.hot === undefined ? catalogue.maxId : Math.min(plan.hot, catalogue.maxId);
     info = { plan, startedAt, products: catalogue.products, summary: describe(plan, catalogue.products) };
     const runInfo = info;
-    const baseEnv = { ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(catalogue.products), MAX_VUS: '400', APQ_HASH: PRODUCT_WITH_STYLES_HASH, PROFILE: 'load' };
+    // The write scenarios' key, in the bench database the API will run on.
+    const apiKey = plan.scenarios.some((s) => WRITE_SCENARIOS.has(s)) ? await createBenchApiKey(catalogue.url, `bench ${startedAt.toISOString()}`) : undefined;
+    revokeKey = apiKey?.revoke;
+    if (apiKey) console.log(`writes send API key ${apiKey.prefix}… (revoked at the end) and change names and features of random products of the bench catalogue`);
+    const baseEnv = {
+      ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(catalogue.products), MAX_VUS: '400', APQ_HASH: PRODUCT_WITH_STYLES_HASH, PROFILE: 'load',
+      ...(apiKey ? { API_KEY: apiKey.secret } : {}),
+    };
 
     /** One generator run of `target` at `load`; its raw output goes to raw/<file>. */
     const generate = (target: Target, load: Load, duration: string, file: string): Measurement => {
@@ -80,7 +90,7 @@ runCommand(async () => {
         const after = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
         rows.push({
           ...measured,
-          sql: measured.sql ?? await sampleStatements(target.script, target.server.url, idMax, catalogue.products),
+          sql: measured.sql ?? await sampleStatements(target.script, target.server.url, { idMax, products: catalogue.products, apiKey: apiKey?.secret }),
           scenario: target.scenario, workers: target.workers, cache: target.cache, load,
           hitRatio: before && after ? hitRatio(before, after) : null,
           raw: path.join('raw', `${file}.${'rate' in load ? 'json' : 'txt'}`),
@@ -106,12 +116,13 @@ runCommand(async () => {
       }
     }
   } finally {
+    await revokeKey?.().catch((error: unknown) => console.log(`could not revoke the bench API key: ${(error as Error).message}`));
     await database.close();
   }
   if (!info) return;
   saveChart(resultsDir, info, rows);
   console.log(`\n${info.summary}\n${textTable(sortRows(rows, plan.scenarios))}`);
-  console.log('"vs base": the figure divided by the baseline handler\'s (node:http + one pg query) at the same workers and load');
+  console.log(RATIO_NOTE);
   console.log(`\nresults.json, table.md, chart.svg, chart.png and raw generator output in ${resultsDir}`);
 });
 

@@ -5,9 +5,15 @@ import { UsageError } from '../../src/commands/run.ts';
 import type { Load } from './measurement.ts';
 import { CACHE_MODES, type CacheMode } from './server-process.ts';
 
-export const SCENARIOS = ['graphql-product-styles', 'rest-styles', 'rest-products-page', 'graphql-apq'];
+export const SCENARIOS = ['graphql-product-styles', 'rest-styles', 'rest-products-page', 'graphql-apq', 'rest-update-features'];
 /** Scenarios only wrk can run (k6 has its own scripts for the others). */
 export const WRK_ONLY = new Set(['graphql-apq']);
+/**
+ * Scenarios that write (with the run's API key): they change the bench
+ * catalogue, so they run only when named, and after the reads on each server.
+ * Their rows have no ratios to the baseline handler, which reads.
+ */
+export const WRITE_SCENARIOS = new Set(['rest-update-features']);
 /** The k6 scenario and the wrk script the baseline handler is measured with. */
 export const BASELINE_SCRIPT = 'rest-styles';
 
@@ -84,9 +90,10 @@ export function parsePlan(args: string[]): BenchPlan {
   if (!(durationSeconds(values.duration) > 0)) throw new UsageError(`--duration must be a duration like 15s or 1m (got ${values.duration})`);
   const named = values.scenario === undefined ? undefined : list(values.scenario, '');
   for (const s of named ?? []) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
-  // With k6, the wrk-only scenarios are left out unless asked for by name (then it is an error).
-  const scenarios = generator === 'k6' ? (named ?? SCENARIOS.filter((s) => !WRK_ONLY.has(s))) : (named ?? SCENARIOS);
-  for (const s of scenarios) if (generator === 'k6' && WRK_ONLY.has(s)) throw new UsageError(`scenario ${s} needs --generator wrk`);
+  // Writes only by name; with k6, the wrk-only scenarios are left out unless asked for by name (then it is an error).
+  const chosen = named ?? SCENARIOS.filter((s) => !WRITE_SCENARIOS.has(s) && !(generator === 'k6' && WRK_ONLY.has(s)));
+  for (const s of chosen) if (generator === 'k6' && WRK_ONLY.has(s)) throw new UsageError(`scenario ${s} needs --generator wrk`);
+  const scenarios = [...new Set([...chosen.filter((s) => !WRITE_SCENARIOS.has(s)), ...chosen.filter((s) => WRITE_SCENARIOS.has(s))])];
   const hot = values.hot === undefined ? undefined : Number(values.hot);
   if (hot !== undefined && (!Number.isInteger(hot) || hot < 1)) throw new UsageError('--hot must be a positive integer (ids 1..N)');
   return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot };

@@ -3,6 +3,7 @@
 // each worker count and load step, which every other row is divided by.
 import type { CacheMode } from './server-process.ts';
 import { type Load, type Measurement, loadLabel } from './measurement.ts';
+import { WRITE_SCENARIOS } from './plan.ts';
 
 /** The scenario name of the baseline handler's rows. */
 export const BASELINE = 'baseline';
@@ -32,9 +33,15 @@ export function baselineFor(row: BenchRow, rows: readonly BenchRow[]): BenchRow 
   return rows.find((r) => r.scenario === BASELINE && r.workers === row.workers && loadLabel(r.load) === loadLabel(row.load));
 }
 
+/**
+ * Null for the baseline itself, without a baseline row at that worker count
+ * and load, and for a write scenario: the baseline handler reads, and a write
+ * (a transaction with a WAL flush at its commit) divided by a read would not
+ * be the cost of the API's own work.
+ */
 export function ratios(row: BenchRow, rows: readonly BenchRow[]): Ratios | null {
   const base = baselineFor(row, rows);
-  if (!base || row.scenario === BASELINE) return null;
+  if (!base || row.scenario === BASELINE || WRITE_SCENARIOS.has(row.scenario)) return null;
   return { rps: row.rps / base.rps, p50: row.p50 / base.p50, p95: row.p95 / base.p95, p99: row.p99 / base.p99 };
 }
 
@@ -84,6 +91,10 @@ export function textTable(rows: readonly BenchRow[]): string {
   const widths = TABLE_HEADER.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)));
   return cells.map((line) => line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd()).join('\n');
 }
+
+/** What the "vs base" columns mean, printed under the table. */
+export const RATIO_NOTE = '"vs base": the row\'s figure divided by the baseline handler\'s (node:http + one pg query) at the same workers and load; '
+  + '"-" for writes (the baseline reads)';
 
 /** The same table in Markdown (table.md). */
 export function markdownTable(rows: readonly BenchRow[]): string {

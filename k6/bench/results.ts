@@ -7,7 +7,7 @@ import path from 'node:path';
 import { latencyChart } from './chart.ts';
 import type { BenchPlan } from './plan.ts';
 import { renderPng } from './png.ts';
-import { type BenchRow, markdownTable, ratios, sortRows } from './report.ts';
+import { type BenchRow, RATIO_NOTE, markdownTable, ratios, sortRows } from './report.ts';
 
 export interface RunInfo {
   plan: BenchPlan;
@@ -37,7 +37,7 @@ export function saveResults(dir: string, info: RunInfo, rows: readonly BenchRow[
     rows: sorted.map((row) => ({ ...row, vsBaseline: ratios(row, sorted) })),
   };
   fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(document, null, 2)}\n`);
-  fs.writeFileSync(path.join(dir, 'table.md'), `${info.summary}\n\n${markdownTable(sorted)}\n\n"vs base": the row's figure divided by the baseline's (node:http + one pg query) at the same workers and load.\n`);
+  fs.writeFileSync(path.join(dir, 'table.md'), `${info.summary}\n\n${markdownTable(sorted)}\n\n${RATIO_NOTE}.\n`);
 }
 
 /** chart.svg and chart.png. */

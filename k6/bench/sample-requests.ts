@@ -3,6 +3,8 @@
 // the x-sql-statements header when the generator did not record it (wrk, or
 // a k6 scenario without the sql_statements trend).
 import crypto from 'node:crypto';
+import { randomProductUpdate } from '../lib/product-update.ts';
+import { BenchError } from './bench-error.ts';
 import { freshGet } from './fresh-get.ts';
 
 export const PRODUCT_WITH_STYLES = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
@@ -26,8 +28,28 @@ export async function registerPersistedQuery(baseUrl: string, workers = 1): Prom
   }
 }
 
+/** What the sampled requests are drawn from, and the run's API key for the writes. */
+export interface SampleTarget {
+  idMax: number;
+  products: number;
+  /** The run's API key; only the write scenarios need it. */
+  apiKey: string | undefined;
+}
+
+/** A PUT like the write scenario's: a new name and 1-4 new features; anything but 200 with an ETag stops the bench. */
+async function sampleUpdate(baseUrl: string, id: string, apiKey: string | undefined): Promise<Response> {
+  if (apiKey === undefined) throw new BenchError('a write scenario without an API key');
+  const response = await fetch(`${baseUrl}/products/${id}`, {
+    method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify(randomProductUpdate()),
+  });
+  if (response.status !== 200 || !/^"\d+"$/.test(response.headers.get('etag') ?? '')) {
+    throw new BenchError(`a sampled PUT /products/${id} answered ${response.status} (ETag ${response.headers.get('etag')}): ${(await response.text()).slice(0, 200)}`);
+  }
+  return response;
+}
+
 /** One request of `scenario` for a random product id up to idMax (a random page for listings). */
-function sampleRequest(scenario: string, baseUrl: string, idMax: number, products: number): Promise<Response> {
+function sampleRequest(scenario: string, baseUrl: string, { idMax, products, apiKey }: SampleTarget): Promise<Response> {
   const id = String(1 + Math.floor(Math.random() * idMax));
   switch (scenario) {
     case 'graphql-apq': {
@@ -43,17 +65,20 @@ function sampleRequest(scenario: string, baseUrl: string, idMax: number, product
       return fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: PRODUCT_WITH_STYLES, variables: { id } }) });
     case 'rest-products-page':
       return fetch(`${baseUrl}/products?page=${1 + Math.floor(Math.random() * Math.ceil(products / 5))}&count=5`);
+    case 'rest-update-features':
+      // BEGIN, the row lock, the update with its features, COMMIT: 4.
+      return sampleUpdate(baseUrl, id, apiKey);
     default:
       return fetch(`${baseUrl}/products/${id}/styles`);
   }
 }
 
 /** Mean x-sql-statements over 50 requests like the scenario's. */
-export async function sampleStatements(scenario: string, baseUrl: string, idMax: number, products: number): Promise<number> {
+export async function sampleStatements(scenario: string, baseUrl: string, target: SampleTarget): Promise<number> {
   const samples = 50;
   let sum = 0;
   for (let i = 0; i < samples; i++) {
-    const response = await sampleRequest(scenario, baseUrl, idMax, products);
+    const response = await sampleRequest(scenario, baseUrl, target);
     await response.arrayBuffer();
     sum += Number(response.headers.get('x-sql-statements'));
   }

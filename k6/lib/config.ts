@@ -33,6 +33,8 @@ export interface K6Config {
   pageSize: number;
   /** Where handleSummary writes a JSON summary; none when undefined. */
   summaryJson: string | undefined;
+  /** The API key the writing scripts send (Authorization: Bearer); see requireApiKey. */
+  apiKey: string | undefined;
 }
 
 function readConfig(env: Record<string, string | undefined>): K6Config {
@@ -58,6 +60,7 @@ function readConfig(env: Record<string, string | undefined>): K6Config {
     },
     pageSize: read.integer('PAGE_SIZE', 20, 1, 10_000),
     summaryJson: read.raw('SUMMARY_JSON'),
+    apiKey: read.raw('API_KEY'),
   };
   const { idMin, idMax } = config.catalogue;
   if (idMin !== undefined && idMax !== undefined && idMin > idMax) read.problems.push(`ID_MIN must not be above ID_MAX (got ${idMin} > ${idMax})`);
@@ -67,3 +70,9 @@ function readConfig(env: Record<string, string | undefined>): K6Config {
 }
 
 export const config = readConfig(__ENV);
+
+/** For the scripts that write, at init: their API key, or an error saying how to get one (k6 exits before the run). */
+export function requireApiKey(): string {
+  if (config.apiKey === undefined) throw new Error('Invalid k6 settings:\n  - API_KEY must be an API key: this script writes (create one with npm run keys -- create --name k6)');
+  return config.apiKey;
+}

@@ -1,8 +1,9 @@
 // The legacy REST routes as Calls, with checks of the shapes in
 // ../shared/legacy-api.md (section 1): closed objects, string prices with two
 // decimals, string product_id, "default?", skus keyed by sku id, 404 bodies.
-import type { Call, BodyChecks } from './calls.ts';
-import { config } from './config.ts';
+import type { Call, BodyChecks, HeaderChecks } from './calls.ts';
+import { config, requireApiKey } from './config.ts';
+import type { ProductUpdate } from './product-update.ts';
 import { ascending, hasExactKeys, isFullPage, isIsoDate, isMoney, isPositiveInteger, isStringOrNull } from './shapes.ts';
 import { REQUESTS } from './targets.ts';
 
@@ -56,12 +57,57 @@ export function productsPage(page: number, count: number, lastPage: number): Cal
   };
 }
 
-export function product(id: number): Call {
-  return byId(REQUESTS.product, `/products/${id}`, id, {
+/** The legacy product detail (GET /products/:id, and what a PUT answers) of product `id`. */
+function detailChecks(id: number): BodyChecks {
+  return {
     'the product asked for': (b) => (b as Product).id === id,
     'the list item fields plus features': (b) => hasExactKeys(b, [...LIST_ITEM_KEYS, 'features']) && isListItem(b as Product),
     'features are {feature, value}': (b) => (b as Product).features.every((f) => hasExactKeys(f, ['feature', 'value']) && typeof f.feature === 'string' && isStringOrNull(f.value)),
-  });
+  };
+}
+
+/** A product's strong ETag: its version, quoted. */
+const ETAG = /^"(\d+)"$/;
+
+export function product(id: number): Call {
+  return {
+    ...byId(REQUESTS.product, `/products/${id}`, id, detailChecks(id)),
+    headerChecks: (status): HeaderChecks => (status === 200 ? { 'ETag is the version': (h) => ETAG.test(h.Etag ?? '') } : {}),
+  };
+}
+
+/** The version in a product's ETag header (`"123"`), or undefined when there is none. */
+export function etagVersion(etag: string | undefined): number | undefined {
+  const version = ETAG.exec(etag ?? '')?.[1];
+  return version === undefined ? undefined : Number(version);
+}
+
+/**
+ * PUT /products/:id renaming the product and replacing its features, with the
+ * API key of API_KEY. Answers 200 with the product as written and its new
+ * ETag. With `ifMatch` (an ETag read before), a conditional write: 412 is a
+ * correct answer too, when the product has changed since (its ETag says a
+ * newer version); any other status is a failure, 404 included (write scripts
+ * expect a dense id range, as the bench catalogue has).
+ */
+export function updateProduct(id: number, update: ProductUpdate, options: { ifMatch?: string } = {}): Call {
+  const { ifMatch } = options;
+  const sent = etagVersion(ifMatch);
+  return {
+    name: REQUESTS.updateProduct, method: 'PUT', url: `${config.baseUrl}/products/${id}`, body: JSON.stringify(update),
+    headers: { authorization: `Bearer ${requireApiKey()}`, ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) },
+    statuses: ifMatch === undefined ? [200] : [200, 412],
+    bodyChecks: (status): BodyChecks => (status === 412
+      ? { '412 says the product changed': (b) => hasExactKeys(b, ['error']) && (b as { error: string }).error.startsWith(`product ${id} has changed`) }
+      : {
+        ...detailChecks(id),
+        'the name and features as written': (b) => (b as Product).name === update.name && JSON.stringify((b as Product).features) === JSON.stringify(update.features),
+      }),
+    headerChecks: (status): HeaderChecks => (status === 412
+      // Only a product that really changed since it was read may refuse the write.
+      ? { '412 only when the product changed: its ETag is newer than If-Match': (h) => sent !== undefined && (etagVersion(h.Etag) ?? 0) > sent }
+      : { 'ETag is the new version': (h) => etagVersion(h.Etag) !== undefined && (sent === undefined || etagVersion(h.Etag)! > sent) }),
+  };
 }
 
 export function styles(id: number): Call {

@@ -22,6 +22,7 @@ export const REQUESTS = {
   product: 'GET /products/:id',
   styles: 'GET /products/:id/styles',
   related: 'GET /products/:id/related',
+  updateProduct: 'PUT /products/:id',
   graphql: (operationName: string) => `POST /graphql ${operationName}`,
 };
 

@@ -35,6 +35,14 @@ describe('the command line', () => {
     expect(() => parsePlan(['--scenario', 'graphql-apq'])).toThrow(/needs --generator wrk/);
   });
 
+  it('runs the write scenario only by name, with either generator, after the reads', () => {
+    expect(parsePlan(['--generator', 'wrk']).scenarios).not.toContain('rest-update-features');
+    const wrk = parsePlan(['--generator', 'wrk', '--connections', '50', '--scenario', 'rest-update-features,rest-styles']);
+    expect(wrk.scenarios).toEqual(['rest-styles', 'rest-update-features']);
+    expect(parsePlan(['--scenario', 'rest-update-features']).scenarios).toEqual(['rest-update-features']);
+    expect(() => parsePlan(['--scenario', 'rest-update'])).toThrow(/unknown scenario rest-update; known: .*rest-update-features/);
+  });
+
   it('reads k6 durations', () => {
     expect(durationSeconds('15s')).toBe(15);
     expect(durationSeconds('1m30s')).toBe(90);
@@ -99,6 +107,14 @@ describe('ratios to the baseline and the table', () => {
     expect(lines[3]).toMatch(/900\s+4\.00\s+10\.00\s+30\.00\s+0\.00%\s+0\s+1\.00\s+-\s+0\.90x\s+4\.00x\s+5\.00x\s+6\.00x$/);
     expect(lines[4]).toMatch(/99%\s+1\.00x\s+0\.50x\s+0\.50x\s+0\.50x$/);
     expect(lines[5]).toMatch(/-\s+-\s+-\s+-$/);
+  });
+
+  it('gives a write scenario no ratios: the baseline handler reads', () => {
+    const write = benchRow({ scenario: 'rest-update-features', workers: 1, cache: 'off', load: { rate: 1000 }, rps: 980, p50: 9, p95: 20, p99: 41, sql: 4 });
+    const withWrite = [...rows, write];
+    expect(ratios(write, withWrite)).toBeNull();
+    const line = textTable(sortRows(withWrite, ['rest-styles', 'rest-update-features'])).split('\n').at(-1)!;
+    expect(line).toMatch(/^rest-update-features\s+1\s+off\s+1000\/s\s+980\s+9\.00\s+20\.00\s+41\.00\s+0\.00%\s+0\s+4\.00\s+-\s+-\s+-\s+-\s+-$/);
   });
 
   it('writes the same table in Markdown', () => {
