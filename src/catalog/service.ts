@@ -14,7 +14,7 @@ import { Transactions, type TransactionClient } from '../db/transaction.ts';
 import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.ts';
 import type { Feature, Product } from './types.ts';
 import { NotFoundError, type ProductWrite } from './validation.ts';
-import { CREATE_PRODUCT, DELETE_PRODUCT, LOCK_PRODUCT, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
+import { CREATE_PRODUCT, DELETE_PRODUCT, lockProduct, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
 
 export type ProductChange = 'created' | 'updated' | 'deleted';
 export type ProductChangeListener = (productIds: number[], change: ProductChange) => Promise<void> | void;
@@ -78,11 +78,11 @@ export class CatalogService {
   }
 
   /**
-   * Locks product `id` for the rest of the transaction; NotFoundError when
-   * there is none, VersionMismatch when `expected` names other versions.
+   * The row lock the transaction opened with (lockProduct): NotFoundError
+   * when there was no product, VersionMismatch when `expected` names other versions.
    */
-  private async lock(tx: TransactionClient, id: number, expected: ExpectedVersion | undefined): Promise<void> {
-    const [row] = await tx.query<{ version: string }>(LOCK_PRODUCT, [id]);
+  private checkLocked(tx: TransactionClient, id: number, expected: ExpectedVersion | undefined): void {
+    const [row] = tx.opened as { version: string }[];
     if (!row) throw new NotFoundError(`product ${id} not found`);
     if (expected !== undefined && expected !== '*' && !expected.includes(row.version)) throw new VersionMismatch(id, expected, row.version);
   }
@@ -119,12 +119,12 @@ export class CatalogService {
   /** Changes the given fields; `features`, when given, replaces the list. `expected`: only if the product is at one of these versions. */
   async updateProduct(id: number, write: ProductWrite, options: { expected?: ExpectedVersion } = {}): Promise<WrittenProduct> {
     const result = await this.transactions.run(`product ${id}`, async (tx) => {
-      await this.lock(tx, id, options.expected);
+      this.checkLocked(tx, id, options.expected);
       const [row] = await tx.query<ProductRow>(UPDATE_PRODUCT, [id,
         write.name ?? null, write.slogan ?? null, write.description ?? null, write.category ?? null, write.defaultPrice ?? null,
         write.features ? JSON.stringify(write.features) : null]);
       return written(row!);
-    });
+    }, { opening: lockProduct(id) });
     await this.changed([id], 'updated');
     return result;
   }
@@ -133,11 +133,11 @@ export class CatalogService {
   async deleteProduct(id: number, options: { expected?: ExpectedVersion } = {}): Promise<void> {
     // Products that list this one as related change too (their related rows cascade away).
     const referencing = await this.transactions.run(`product ${id}`, async (tx) => {
-      await this.lock(tx, id, options.expected);
+      this.checkLocked(tx, id, options.expected);
       const referencing = (await tx.query<{ id: number }>(DELETE_PRODUCT, [id])).map((row) => row.id);
       await notifyProductsChanged(tx, [id, ...referencing], 'deleted');
       return referencing;
-    });
+    }, { opening: lockProduct(id) });
     await this.changed([id, ...referencing], 'deleted');
   }
 }
