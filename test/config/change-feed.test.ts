@@ -2,17 +2,10 @@
 // one process may write (a shared cache, several workers), and every bad
 // value reported with what was expected.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configProblems } from '../support/config-problems.ts';
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problems = configProblems;
 
 describe('change feed configuration', () => {
   it('auto: on with REDIS_URL or WORKERS > 1, off for one process with its own cache', () => {

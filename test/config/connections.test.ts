@@ -1,18 +1,11 @@
 // The HTTP connection limits and the shutdown grace period: defaults, and
 // every bad value reported with its name.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configProblems } from '../support/config-problems.ts';
 import { checkingIntervalMs, timeoutOptions } from '../../src/http/connections.ts';
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problems = configProblems;
 
 describe('HTTP connection limits', () => {
   it('defaults: 10 s for headers, 30 s for a request, 72 s keep-alive (above nginx 60 s), 10,000 connections', () => {

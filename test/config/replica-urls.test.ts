@@ -1,17 +1,10 @@
 // DATABASE_REPLICA_URLS and DATABASE_REPLICA_CHECK_MS: parsed into a list,
 // every bad entry reported by its position without echoing credentials.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configProblems } from '../support/config-problems.ts';
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+const problems = configProblems;
 
 describe('read replica configuration', () => {
   it('is an empty list when unset, and each comma-separated URL otherwise', () => {

@@ -7,7 +7,8 @@
 // without either keep showing everything (the other tests rely on it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configProblems } from '../support/config-problems.ts';
 import { startServer } from '../../src/server.ts';
 import { freePort } from '../../src/util/free-port.ts';
 import { startApiProcess } from '../support/api-process.ts';
@@ -162,15 +163,7 @@ describe('development and test without admin settings', () => {
 });
 
 describe('configuration', () => {
-  function problems(env: Record<string, string>): string[] {
-    try {
-      loadConfig(env);
-    } catch (error) {
-      if (error instanceof ConfigError) return error.problems;
-      throw error;
-    }
-    return [];
-  }
+  const problems = configProblems;
 
   it('reads ADMIN_TOKEN, ADMIN_PORT and ADMIN_HOST', () => {
     expect(loadConfig({}).admin).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' });
