@@ -9,8 +9,9 @@
 // `pg`, and Postgres spends longer planning the styles query than running it,
 // so each statement is parsed and planned once per connection. Keys go in as
 // one array parameter (`= ANY($1)`), so one prepared statement serves every
-// batch size and no batch can approach the bind-parameter limit. Writes use
-// Prisma (src/catalog/service.ts). Which server answers (the primary or a read
+// batch size and no batch can approach the bind-parameter limit. Writes are
+// named statements too (src/catalog/write-statements.ts, run by service.ts
+// in transactions on the primary's pool). Which server answers (the primary or a read
 // replica) is up to `Reads` (src/db/reads.ts).
 import type pg from 'pg';
 import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '../db/coalesced-reads.ts';
@@ -21,9 +22,9 @@ import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types
 export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';
 
 /**
- * A product's columns as every statement returns them (reads here, writes'
- * RETURNING in write-statements.ts): price and version as text, the same
- * through `pg` and through Prisma's raw queries.
+ * A product's columns as every statement returns them (reads here, the
+ * writes' results in write-statements.ts): price and version as text, as
+ * they go out on the wire.
  */
 export const productColumns = (table = '') =>
   `${table}id, ${table}name, ${table}slogan, ${table}description, ${table}category, ${table}default_price::text AS "defaultPrice", ${table}created_at AS "createdAt", ${table}updated_at AS "updatedAt", ${table}version::text AS version`;
