@@ -1,6 +1,7 @@
 // The response cache on the legacy REST routes, against real Postgres and a
 // real Redis: hits cost no SQL, every write shows up at once on every instance,
 // unrelated entries stay cached, and Redis going away never fails a request.
+import { HEARD_MARGIN_MS } from '../../src/cache/response-cache.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
@@ -110,6 +111,8 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
       const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
       for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
     }
+    // An instance does not serve entries read before its change feed started listening (plus a clock margin).
+    await new Promise((r) => setTimeout(r, 2 * HEARD_MARGIN_MS));
   });
   afterAll(async () => {
     await a?.close();
@@ -119,7 +122,9 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
 
   it('shares entries: what one instance stored, the other serves', async () => {
     expect((await get(a, '/products/11/styles')).cache).toBe('miss');
-    await new Promise((r) => setTimeout(r, 50)); // the store write is fire-and-forget
+    // The store write is fire-and-forget: wait until A's entry is in Redis.
+    const store = (a.server.cache as unknown as { store: { client: { keys(pattern: string): Promise<string[]> } } }).store;
+    for (let i = 0; i < 100 && (await store.client.keys('*products/11/styles*')).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     const fromB = await get(b, '/products/11/styles');
     expect(fromB).toMatchObject({ cache: 'hit', sql: 0 });
   });

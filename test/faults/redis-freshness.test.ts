@@ -272,7 +272,7 @@ describe.skipIf(!redisAvailable())('freshness under Redis faults, two server pro
     const toReplica = new Redis(replica.url, { maxRetriesPerRequest: 1 });
     toReplica.on('error', () => {});
     try {
-      for (let i = 0; i < 200 && !/master_link_status:up/.test(await toReplica.info('replication')); i++) await sleep(25);
+      for (let i = 0; i < 600 && !/master_link_status:up/.test(await toReplica.info("replication")); i++) await sleep(25);
       expect(await toReplica.info('replication')).toMatch(/master_link_status:up/);
       const old = await warm(id);
       await warm(unrelated);
