@@ -59,8 +59,8 @@ export class CatalogService {
   private readonly transactions: Transactions;
   private readonly idempotencyKeys: IdempotencyKeys;
   private readonly listeners: ProductChangeListener[] = [];
-  constructor(pool: pg.Pool, options: { transactions?: Transactions; idempotencyKeyTtlSeconds?: number } = {}) {
-    this.transactions = options.transactions ?? new Transactions(pool);
+  constructor(pool: pg.Pool, options: { idempotencyKeyTtlSeconds?: number } = {}) {
+    this.transactions = new Transactions(pool);
     this.idempotencyKeys = new IdempotencyKeys(pool, options.idempotencyKeyTtlSeconds ?? 24 * 3600);
   }
 

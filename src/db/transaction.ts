@@ -92,8 +92,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class Transactions {
   /** Retries so far (operators: a steady rise means contention on the same rows). */
   retries = 0;
-  /** Writes given up as WriteContention. */
-  contended = 0;
   private readonly pool: pg.Pool;
   private readonly settings: TransactionSettings;
 
@@ -116,16 +114,10 @@ export class Transactions {
       try {
         return await this.once(work, options.opening);
       } catch (error) {
-        if (isLockTimeout(error)) {
-          this.contended++;
-          throw new WriteContention(what, error);
-        }
+        if (isLockTimeout(error)) throw new WriteContention(what, error);
         const retryable = isWriteConflict(error) || (options.retryAlso?.(error) ?? false);
         if (!retryable) throw error;
-        if (attempt >= maxAttempts) {
-          this.contended++;
-          throw new WriteContention(what, error);
-        }
+        if (attempt >= maxAttempts) throw new WriteContention(what, error);
         this.retries++;
         await sleep(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
       }

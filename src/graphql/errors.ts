@@ -38,7 +38,7 @@ export function versionConflict(message: string, currentVersion: string): GraphQ
   return new GraphQLError(message, { extensions: { code: 'CONFLICT', currentVersion, http: { status: 409 } } });
 }
 
-/** A write that could not get its turn on a contended product: 503 with Retry-After (set by retryAfterStatus), nothing written. */
+/** A write that could not get its turn on a contended product: 503 with Retry-After (set by serviceUnavailableStatus), nothing written. */
 export function writeContention(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'WRITE_CONTENTION', http: { status: 503 } } });
 }
