@@ -39,6 +39,7 @@ import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
 import { checkQueryText, InvalidText, registerJsonParser } from './http/unicode.ts';
+import { CLIENT_GONE_MESSAGE, clientGone } from './http/client-gone.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -251,8 +252,12 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   registerIde(app);
   const identifyCaller = graphqlCaller(access);
   // Text that is not Unicode (src/http/unicode.ts) is a GraphQL input error naming the field;
-  // other errors keep the answers they had.
-  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+  // a body the client never finished is its doing (src/http/client-gone.ts); other errors keep the answers they had.
+  const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (clientGone(request)) {
+      request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
+      return reply.code(400).send({ errors: [{ message: CLIENT_GONE_MESSAGE, extensions: { code: 'BAD_REQUEST' } }] });
+    }
     if (!(error instanceof InvalidText)) throw error;
     return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
   };

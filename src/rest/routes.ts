@@ -10,6 +10,7 @@ import { type CatalogService, type ProductCreate, VersionMismatch, type WrittenP
 import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
 import { CONTENTION_RETRY_AFTER_SECONDS, WriteContention } from '../db/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
+import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
 import { noneMatch, parseIfMatch, productETag } from './entity-tags.ts';
 import { BadRequest, positiveInt } from './params.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
@@ -105,6 +106,10 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     // Postgres is unavailable, 500 (masked, logged) for anything else. Never a
     // database message.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
+      if (clientGone(request)) {
+        request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
+        return reply.code(400).send({ error: CLIENT_GONE_MESSAGE });
+      }
       if (error instanceof BadRequest || error instanceof ValidationError) return reply.code(400).send({ error: error.message });
       if (error instanceof NotFoundError) return reply.code(404).send({ error: error.message });
       if (error instanceof IdempotencyKeyReused) return reply.code(422).send({ error: error.message });

@@ -2,6 +2,7 @@
 // writes carries its id (reqId, echoed in x-request-id); each request ends
 // with exactly one completion line (GraphQL: operation, status, duration);
 // internal errors are logged with the request id; LOG_LEVEL is respected.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
@@ -95,6 +96,32 @@ describe('request logs', () => {
     await client.injectAnonymous({ method: 'GET', url: '/graphql?query=%7B__typename%7D&token=secret7', headers: { accept: 'application/json', 'x-request-id': 'log-redact-2' } });
     expect(log.of('log-redact-2')[0]?.url).toBe('/graphql?query=%7B__typename%7D&token=[REDACTED]');
     expect(JSON.stringify(log.lines)).not.toMatch(/secret\d/);
+  });
+
+  it.each([['PUT', '/products/1'], ['POST', '/graphql']])('a request body the client never finishes (%s %s): a 408, logged as the client\'s doing, never as a database outage', async (method, path) => {
+    const slowLog = new CapturedLog();
+    const slow = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { LOG_LEVEL: 'info', HTTP_HEADERS_TIMEOUT_MS: '300', HTTP_REQUEST_TIMEOUT_MS: '400' }, logDestination: slowLog });
+    try {
+      await slow.app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = slow.app.server.address() as net.AddressInfo;
+      const answer = await new Promise<string>((resolve) => {
+        let received = '';
+        const socket = net.connect({ host: '127.0.0.1', port }, () => {
+          socket.write(`${method} ${path} HTTP/1.1\r\nHost: x\r\nx-request-id: log-hanging-body\r\nAuthorization: Bearer ${slow.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query": "ha`);
+        });
+        socket.on('data', (chunk) => { received += chunk.toString(); });
+        socket.on('close', () => resolve(received));
+        socket.on('error', () => {});
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      for (let i = 0; i < 50 && slowLog.of('log-hanging-body').length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      const lines = slowLog.of('log-hanging-body');
+      expect(lines.map((line) => line.msg)).not.toContain('database unavailable in a REST route');
+      expect(lines.filter((line) => line.level >= 40).map((line) => line.msg)).toEqual([]);
+      expect(lines.map((line) => line.msg)).toContain('the client did not finish sending the request');
+    } finally {
+      await slow.close();
+    }
   });
 
   it('probes and scrapes are not logged at info level', async () => {
