@@ -35,12 +35,19 @@ export interface CreateResult extends WrittenProduct {
 /** The version a conditional write expected (If-Match, expectedVersion): a list of versions, or any ('*'). */
 export type ExpectedVersion = readonly string[] | '*';
 
+/** The versions a client expected, for a message: a few at most (a header may list thousands). */
+function describeVersions(versions: readonly string[]): string {
+  if (versions.length === 0) return 'the version you sent (weak tags never match)';
+  const shown = versions.slice(0, 3).map((v) => JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)).join(', ');
+  return `version ${shown}${versions.length > 3 ? ` and ${versions.length - 3} more` : ''}`;
+}
+
 /** A conditional write found the product at another version than the client expected. */
 export class VersionMismatch extends Error {
   readonly productId: number;
   readonly currentVersion: string;
   constructor(productId: number, expected: ExpectedVersion, currentVersion: string) {
-    super(`product ${productId} has changed since version ${(expected as readonly string[]).map((v) => JSON.stringify(v)).join(', ')}: it is now at version "${currentVersion}"; read it again and reapply your change`);
+    super(`product ${productId} has changed since ${describeVersions(expected as readonly string[])}: it is now at version "${currentVersion}"; read it again and reapply your change`);
     this.name = 'VersionMismatch';
     this.productId = productId;
     this.currentVersion = currentVersion;

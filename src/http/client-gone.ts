@@ -7,7 +7,8 @@
 import type { FastifyRequest } from 'fastify';
 
 export function clientGone(request: FastifyRequest): boolean {
-  return request.raw.readableAborted || request.raw.destroyed;
+  // Not `destroyed`: a request stream is destroyed once fully read, too.
+  return request.raw.readableAborted;
 }
 
 export const CLIENT_GONE_MESSAGE = 'the client did not finish sending the request';

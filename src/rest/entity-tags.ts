@@ -22,6 +22,8 @@ export function parseIfMatch(header: string | string[] | undefined): ExpectedVer
   if (text === '*') return '*';
   const versions: string[] = [];
   for (const part of text.split(',')) {
+    // RFC 9110 5.6.1.2: empty list elements are ignored.
+    if (part.trim() === '') continue;
     const match = ENTITY_TAG.exec(part.trim());
     if (!match) throw new BadRequest('If-Match: must be "*" or a list of entity tags as ETag gives them, e.g. "1234"');
     if (!match[1]) versions.push(match[2]!);

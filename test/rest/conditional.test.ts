@@ -66,6 +66,14 @@ describe('REST: ETag and If-Match', () => {
     const { etag: now } = { etag: (await get(id)).headers.etag as string };
     expect((await put(id, { slogan: 'weak' }, { 'if-match': `W/${now}` })).statusCode).toBe(412);
     expect((await put(id, { slogan: 'any' }, { 'if-match': '*' })).statusCode).toBe(200);
+    // Empty list elements are ignored (RFC 9110 5.6.1.2); a long list is not echoed back whole.
+    const current = (await get(id)).headers.etag as string;
+    expect((await put(id, { slogan: 'commas' }, { 'if-match': `, "1",, ${current} ,` })).statusCode).toBe(200);
+    const many = await put(id, { slogan: 'many' }, { 'if-match': Array.from({ length: 2_000 }, (_, i) => `"x${i}"`).join(', ') });
+    expect(many.statusCode).toBe(412);
+    expect(JSON.parse(many.body).error).toMatch(/since version "x0", "x1", "x2" and 1997 more: it is now at version/);
+    const weakOnly = await put(id, { slogan: 'weak only' }, { 'if-match': 'W/"1"' });
+    expect(JSON.parse(weakOnly.body).error).toMatch(/since the version you sent \(weak tags never match\)/);
     for (const bad of ['123', '"unterminated', '"a" "b"']) {
       const response = await put(id, { slogan: 'bad' }, { 'if-match': bad });
       expect(response.statusCode, bad).toBe(400);
