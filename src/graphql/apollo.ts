@@ -5,7 +5,8 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLContext } from './context.ts';
-import { logInternalErrors, makeFormatError, serviceUnavailableStatus } from './errors.ts';
+import { logInternalErrors, makeFormatError } from './errors.ts';
+import { httpStatusPlugin } from './http-status.ts';
 import { resolvers } from './resolvers/index.ts';
 import { jitGateway } from './jit.ts';
 import { knownOperationTypes } from './known-operation-types.ts';
@@ -75,7 +76,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       limitsPlugin(options.limits, options.maxPageSize),
       accessPlugin(options.access, options.rateLimitCostUnit),
       logInternalErrors((details, message) => app.log.error(details, message)),
-      serviceUnavailableStatus(),
+      httpStatusPlugin(),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),
     ],
   });

@@ -1,15 +1,14 @@
-// Errors a client can act on carry a code and, for bad input, HTTP 400.
-// Postgres being unavailable is SERVICE_UNAVAILABLE with HTTP 503 and
-// Retry-After (the client may retry). Anything else is an internal error:
+// Errors a client can act on carry a code (their HTTP status: http-status.ts).
+// Postgres being unavailable is SERVICE_UNAVAILABLE (HTTP 503 with
+// Retry-After: the client may retry). Anything else is an internal error:
 // logged in full with the request id, masked on the wire outside development.
 // graphql-js's "Did you mean ...?" hints reveal the schema to whoever probes
 // it; they are dropped unless field suggestions are on (development by default).
-import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { NotFoundError, ValidationError } from '../catalog/validation.ts';
-import { CONTENTION_RETRY_AFTER_SECONDS } from '../db/transaction.ts';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 import { LIMIT_CODES } from './limits/limit-error.ts';
 import { tokenLimitError } from './limits/token-limit.ts';
@@ -28,19 +27,19 @@ export function tooManyEntries(name: string, max: number, got: number): GraphQLE
   return badInput(`${name} must have at most ${max} entries (got ${got})`, name);
 }
 
-/** An idempotency key already used for a create with other content: 422, like REST. */
+/** An idempotency key already used for a create with other content (REST's 422). */
 export function idempotencyKeyReused(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'IDEMPOTENCY_KEY_REUSED', http: { status: 422 } } });
+  return new GraphQLError(message, { extensions: { code: 'IDEMPOTENCY_KEY_REUSED' } });
 }
 
-/** A conditional write found the product at another version: 409, with the version it is at now. */
+/** A conditional write found the product at another version (REST's 412), with the version it is at now. */
 export function versionConflict(message: string, currentVersion: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'CONFLICT', currentVersion, http: { status: 409 } } });
+  return new GraphQLError(message, { extensions: { code: 'CONFLICT', currentVersion } });
 }
 
-/** A write that could not get its turn on a contended product: 503 with Retry-After (set by serviceUnavailableStatus), nothing written. */
+/** A write that could not get its turn on a contended product: 503 with Retry-After (http-status.ts), nothing written. */
 export function writeContention(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'WRITE_CONTENTION', http: { status: 503 } } });
+  return new GraphQLError(message, { extensions: { code: 'WRITE_CONTENTION' } });
 }
 
 /** Codes whose messages are written for clients and safe to show. */
@@ -109,31 +108,6 @@ export function makeFormatError(options: { mask: boolean; suggestions: boolean }
     const tokens = tokenLimitError(error);
     const result = tokens ? format(tokens.toJSON(), tokens) : format(formatted, error);
     return options.suggestions ? result : { ...result, message: result.message.replace(SUGGESTION, '') };
-  };
-}
-
-/**
- * HTTP 503 with Retry-After when any error of the response is Postgres being
- * unavailable, or a write given up for contention: the status a load balancer
- * or client retry policy acts on.
- * (Errors thrown by resolvers are not GraphQLErrors carrying `http`, so the
- * status is set here, for either executor.)
- */
-export function serviceUnavailableStatus(): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didEncounterErrors({ errors, response }) {
-          if (errors.some((error) => isDatabaseUnavailable(unwrapResolverError(error)))) {
-            response.http.status = 503;
-            (response.http.headers ??= new HeaderMap()).set('retry-after', String(RETRY_AFTER_SECONDS));
-          } else if (errors.some((error) => error.extensions?.code === 'WRITE_CONTENTION')) {
-            response.http.status = 503;
-            (response.http.headers ??= new HeaderMap()).set('retry-after', String(CONTENTION_RETRY_AFTER_SECONDS));
-          }
-        },
-      };
-    },
   };
 }
 

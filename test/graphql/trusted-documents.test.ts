@@ -4,7 +4,7 @@ import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProductDetailDocument } from '../../src/generated/graphql/operations/graphql.ts';
 import { loadTrustedDocuments } from '../../src/graphql/trusted-documents.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestCatalogue, createTestClient, GRAPHQL_ACCEPT, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
 let catalogue: TestCatalogue;
 let trusted: TestClient;
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function post(client: TestClient, body: unknown) {
-  const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: JSON.stringify(body), headers: { 'content-type': 'application/json', accept: GRAPHQL_ACCEPT } });
   return { status: response.statusCode, body: JSON.parse(response.body) };
 }
 

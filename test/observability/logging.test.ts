@@ -81,7 +81,7 @@ describe('request logs', () => {
   });
 
   it('a rejected GraphQL request logs its status and error count', async () => {
-    const response = await client.post('{ product(id: "abc") { id } }', undefined, { headers: { 'x-request-id': 'log-gql-400' } });
+    const response = await client.post('{ product(id: "1") { nope } }', undefined, { headers: { 'x-request-id': 'log-gql-400' } });
     expect(response.status).toBe(400);
     expect(log.of('log-gql-400')).toEqual([expect.objectContaining({ msg: 'request completed', status: 400, graphqlErrors: 1 })]);
   });

@@ -128,6 +128,13 @@ function hasCredentials(headers: InjectOptions['headers']): boolean {
   return Object.keys(headers ?? {}).some((name) => ['authorization', 'x-api-key'].includes(name.toLowerCase()));
 }
 
+/**
+ * What Apollo Client 4 sends as Accept: the GraphQL-over-HTTP media type
+ * first, so request errors (parse, validation, limits) are 400s
+ * (src/graphql/http-status.ts); test/http/graphql-over-http.test.ts covers plain application/json.
+ */
+export const GRAPHQL_ACCEPT = 'application/graphql-response+json,application/json;q=0.9';
+
 export class TestClient {
   readonly app: FastifyInstance;
   readonly server: App;
@@ -157,7 +164,7 @@ export class TestClient {
     const payload = { query: typeof query === 'string' ? query : print(query), ...(variables ? { variables } : {}) };
     const response = await this.app.inject({
       method: 'POST', url: '/graphql', payload,
-      headers: { 'content-type': 'application/json', ...options.headers },
+      headers: { 'content-type': 'application/json', accept: GRAPHQL_ACCEPT, ...options.headers },
     });
     return toResponse(response);
   }
@@ -166,12 +173,12 @@ export class TestClient {
   async get<R = Record<string, any>>(query: string, variables?: Record<string, unknown>, options: RequestOptions = {}): Promise<GraphQLResponse<R>> {
     const params = new URLSearchParams({ query });
     if (variables) params.set('variables', JSON.stringify(variables));
-    const response = await this.app.inject({ method: 'GET', url: `/graphql?${params}`, headers: { accept: 'application/json', ...options.headers } });
+    const response = await this.app.inject({ method: 'GET', url: `/graphql?${params}`, headers: { accept: GRAPHQL_ACCEPT, ...options.headers } });
     return toResponse<R>(response);
   }
 
   /** POST /graphql with a raw body (for malformed requests). */
-  async postRaw(body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<GraphQLResponse> {
+  async postRaw(body: string, headers: Record<string, string> = { 'content-type': 'application/json', accept: GRAPHQL_ACCEPT }): Promise<GraphQLResponse> {
     return toResponse(await this.app.inject({ method: 'POST', url: '/graphql', payload: body, headers }));
   }
 

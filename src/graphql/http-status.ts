@@ -1,0 +1,66 @@
+// The HTTP status of every GraphQL response, one rule for both executors and
+// every error source (GraphQL-over-HTTP, https://graphql.github.io/graphql-over-http/draft/):
+//
+// - The operation ran (the response has `data`, null or partial): 200, under
+//   either media type. A field's BAD_USER_INPUT, NOT_FOUND or CONFLICT is in
+//   `errors` beside the data; clients read `extensions.code`.
+// - Postgres unavailable, or a write given up for contention: 503 with
+//   Retry-After, and no `data` (nothing usable was read, nothing was written):
+//   the status a load balancer or a retry policy acts on.
+// - The operation never ran (parse, validation, variable coercion, the limits):
+//   400 when the client accepts application/graphql-response+json, whose status
+//   codes carry that meaning; 200 under application/json, which the spec keeps
+//   for well-formed requests whatever their GraphQL errors. A request that is
+//   not well-formed (BAD_REQUEST, e.g. a `query` that is not a string) is a
+//   400 under both, as is a body that is not JSON. Other statuses
+//   (401, 405, 406, 413, 415, 429) are HTTP's own and stay as they are.
+import { type ApolloServerPlugin, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
+import Negotiator from 'negotiator';
+import { CONTENTION_RETRY_AFTER_SECONDS } from '../db/transaction.ts';
+import { RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
+import type { GraphQLContext } from './context.ts';
+
+/** The media types Apollo Server chooses among for a single result, in its order of preference. */
+const MEDIA_TYPES = ['application/json; charset=utf-8', 'application/graphql-response+json; charset=utf-8', 'application/json; callbackSpec=1.0; charset=utf-8'];
+const GRAPHQL_RESPONSE_JSON = MEDIA_TYPES[1];
+
+/** Whether Apollo answers this request as application/graphql-response+json (it negotiates the same way). */
+export function answersGraphqlResponseJson(http: HTTPGraphQLRequest | undefined): boolean {
+  const accept = http?.headers.get('accept');
+  if (!accept) return false;
+  return new Negotiator({ headers: { accept } }).mediaType(MEDIA_TYPES) === GRAPHQL_RESPONSE_JSON;
+}
+
+/** Seconds to wait before retrying, for the errors that make a whole response a 503. */
+function retryAfter(codes: Set<unknown>): number | undefined {
+  if (codes.has('SERVICE_UNAVAILABLE')) return RETRY_AFTER_SECONDS;
+  if (codes.has('WRITE_CONTENTION')) return CONTENTION_RETRY_AFTER_SECONDS;
+  return undefined;
+}
+
+export function httpStatusPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ request, response }) {
+          if (response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          const codes = new Set(result.errors?.map((error) => error.extensions?.code));
+          const retry = retryAfter(codes);
+          if (retry !== undefined) {
+            response.http.status = 503;
+            (response.http.headers ??= new HeaderMap()).set('retry-after', String(retry));
+            if (result.data !== undefined) response.body = { kind: 'single', singleResult: { errors: result.errors } };
+            return;
+          }
+          if (result.data !== undefined) {
+            response.http.status = 200;
+            return;
+          }
+          // A malformed request (BAD_REQUEST: `query` not a string, a bad extension) is not a GraphQL request error: it stays 400.
+          if ((response.http.status ?? 200) === 400 && !codes.has('BAD_REQUEST') && !answersGraphqlResponseJson(request.http)) response.http.status = 200;
+        },
+      };
+    },
+  };
+}
