@@ -63,14 +63,26 @@ function nginxArgs(dir: string): string[] {
   return ['-p', `${dir}/`, '-e', path.join(dir, 'error.log'), '-c', path.join(dir, 'nginx.conf'), '-g', `pid ${path.join(dir, 'nginx.pid')}; daemon off;`];
 }
 
-/** Starts nginx in a temporary prefix in front of `upstreams` (host:port each); resolves once a request through it is answered. */
-export async function startNginx(upstreams: readonly string[]): Promise<RunningNginx> {
+/**
+ * The configuration with its gateway-side per-address limit for a public
+ * deployment enabled: every line starting with "# public: " uncommented.
+ */
+export function withPublicLimits(source: string): string {
+  return source.replace(/^(\s*)# public: /gm, '$1');
+}
+
+/**
+ * Starts nginx in a temporary prefix in front of `upstreams` (host:port each); resolves once a request through it is answered.
+ * `publicLimits`: with the per-address limit_req of a public deployment enabled (withPublicLimits).
+ */
+export async function startNginx(upstreams: readonly string[], options: { publicLimits?: boolean } = {}): Promise<RunningNginx> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-nginx-'));
   // nginx started as root runs its workers as nobody, who must reach the temp directories.
   fs.chmodSync(dir, 0o755);
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'upstreams.conf'), upstreamsFile(upstreams));
-  fs.writeFileSync(path.join(dir, 'nginx.conf'), renderNginxConfig(fs.readFileSync(NGINX_CONF, 'utf8'), dir, port));
+  const source = fs.readFileSync(NGINX_CONF, 'utf8');
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), renderNginxConfig(options.publicLimits ? withPublicLimits(source) : source, dir, port));
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
   const check = spawnSync(NGINX_BIN, [...nginxArgs(dir), '-t'], { encoding: 'utf8' });
   if (check.status !== 0) {

@@ -81,6 +81,8 @@ export interface AccessOptions {
   readsNeedKey: boolean;
   anonymousPerMinute: number;
   keyPerMinute: number;
+  /** Per address: lookups of keys this instance does not know as valid (apart from the anonymous budget, which is large by default). */
+  keyChecksPerMinute: number;
   /** A limiter failure (Redis down or slow: the request is served unlimited), or a key lookup failure. */
   warn: (message: string, error: unknown) => void;
 }
@@ -104,12 +106,13 @@ export class AccessControl {
    * - a malformed key is refused without hashing or any lookup;
    * - a well-formed key that this instance does not know as valid (not valid
    *   at its last lookup, and not in the negative cache) is looked up only
-   *   within the address's key-check budget (as large as the anonymous one),
+   *   within the address's key-check budget (RATE_LIMIT_KEY_CHECKS_PER_MINUTE),
    *   taken before the lookup: past it, 429 without a lookup;
    * - every refused key (malformed, unknown, revoked; from the cache too)
    *   costs 1 of the address's anonymous budget: once that is spent, 429.
    * So a storm of random keys from one address gets at most about the
-   * anonymous budget of 401s and Postgres lookups, then 429s. A valid key
+   * key-check budget of Postgres lookups and the anonymous budget of 401s,
+   * then 429s. A valid key
    * spends its own budget only; its first lookup on an instance (not the
    * later ones, every API_KEY_CACHE_SECONDS) takes 1 from the key-check budget.
    */
@@ -148,7 +151,7 @@ export class AccessControl {
 
   /** A lookup of a key not known as valid costs its address's key-check budget: AddressRateLimited (429) once that is spent. */
   private async chargeKeyCheck(address: string): Promise<void> {
-    const decision = await this.take(`keycheck:${address}`, PRESENTED_KEY_COST, this.options.anonymousPerMinute);
+    const decision = await this.take(`keycheck:${address}`, PRESENTED_KEY_COST, this.options.keyChecksPerMinute);
     if (!decision || decision.allowed) return;
     throw new AddressRateLimited(
       `rate limit exceeded: ${decision.limit} API key checks per minute per address (this is ${address}): keys this server does not know as valid are looked up at most that often; retry in ${decision.retryAfterSeconds} s`,

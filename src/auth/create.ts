@@ -26,6 +26,7 @@ export function createAccessControl(
     readsNeedKey: config.apiKeysForReads === 'required',
     anonymousPerMinute: config.rateLimitAnonymousPerMinute,
     keyPerMinute: config.rateLimitKeyPerMinute,
+    keyChecksPerMinute: config.rateLimitKeyChecksPerMinute,
     warn: log,
   });
   return { access, close: async () => limiter?.close() };

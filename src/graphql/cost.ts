@@ -15,7 +15,8 @@
 //
 // A list's size comes from the argument that bounds it when there is one
 // (`count`, `first`, the length of `ids`; literal or variable, else the
-// schema's default), otherwise from the assumption in LIST_SIZES.
+// schema's default), otherwise the measured average in LIST_SIZES
+// (MEASURED_CARDINALITIES: the full-scale catalogue's, in README "GraphQL limits").
 import {
   type DocumentNode, type FieldNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, Kind,
   type SelectionSetNode, TypeMetaFieldDef, type ValueNode, getArgumentValues, getNamedType, getNullableType, getOperationAST,
@@ -37,24 +38,47 @@ export interface ListSize {
   assumed?: number;
 }
 
+/** Children per parent in the full-scale catalogue: every parent counted, one without any as 0. */
+export interface Cardinality {
+  average: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
 /**
- * Sizes of the schema's lists, by field coordinate. The assumptions are at or
- * above the most any parent has in a generated legacy catalogue (scale 0.01:
- * at most 4 features, 3 styles, 9 related rows per product; 5 photos, 11 skus
- * per style; on average 2.2, 2, 4.5, 3 and 6), so an estimate bounds nearly
- * every real product. `related` is the recursive one: each level of
- * related { related { ... } } multiplies what is under it by 10.
+ * Measured on the full-scale legacy catalogue (database `catalogue_bench`:
+ * 1,000,011 products, 1,957,702 styles; 2026-11-24) by
+ * scripts/cardinalities.sql. README "GraphQL limits" shows them in a table,
+ * which test/graphql/cost.test.ts holds to exactly these numbers.
+ * `Product.related` counts what the field returns (distinct related products
+ * that exist), `relatedIds` the rows.
+ */
+export const MEASURED_CARDINALITIES = {
+  'Product.features': { average: 2.25, p50: 2, p99: 4, max: 4 },
+  'Product.related': { average: 4.45, p50: 4, p99: 8, max: 10 },
+  'Product.relatedIds': { average: 4.49, p50: 4, p99: 8, max: 10 },
+  'Product.styles': { average: 1.96, p50: 2, p99: 3, max: 4 },
+  'Style.photos': { average: 2.89, p50: 3, p99: 5, max: 5 },
+  'Style.skus': { average: 5.78, p50: 6, p99: 11, max: 11 },
+} as const satisfies Record<string, Cardinality>;
+
+/**
+ * Sizes of the schema's lists, by field coordinate. A list bounded by an
+ * argument is as long as the argument says; the others are assumed as long
+ * as the measured average (MEASURED_CARDINALITIES), so the cost estimates
+ * what an operation reads on average, not at worst: a listing's products are
+ * representative, and a client that picks the largest parents on purpose gets
+ * at most the max/average ratios more (about 2 per list level: skus 11 / 5.78,
+ * related 10 / 4.45), which GRAPHQL_MAX_COST's margin over real operations
+ * absorbs. `related` is the recursive one: each level of related { related
+ * { ... } } multiplies what is under it by 4.45.
  */
 export const LIST_SIZES: Readonly<Record<string, ListSize>> = {
   'Query.products': { argument: 'count' },
   'Query.productsByIds': { argument: 'ids' },
   'Query.productConnection': { argument: 'first', sizedField: 'edges' },
-  'Product.features': { assumed: 5 },
-  'Product.styles': { assumed: 5 },
-  'Product.related': { assumed: 10 },
-  'Product.relatedIds': { assumed: 10 },
-  'Style.photos': { assumed: 5 },
-  'Style.skus': { assumed: 12 },
+  ...Object.fromEntries(Object.entries(MEASURED_CARDINALITIES).map(([field, measured]) => [field, { assumed: measured.average }])),
 };
 
 /** Any list not in LIST_SIZES (introspection's lists, fields added later). */

@@ -1,11 +1,13 @@
 // A storm of bogus API keys from one address (issue 13: 3,000 random keys
 // used to be 3,000 401s and 3,000 Postgres lookups, never a 429). Now: REST
 // and GraphQL alike, malformed keys are refused without a lookup, lookups are
-// bounded by the address's key-check budget, refused keys spend the
-// address's anonymous budget (600 a minute), then 429s with Retry-After and
-// the RateLimit headers; a valid key from that address and other addresses
-// keep working. With the in-process limiter and with Redis. The lookups are
-// counted where they happen: every call of the api_keys statement.
+// bounded by the address's key-check budget (600 a minute), refused keys
+// spend the address's anonymous budget (a public deployment's 600 a minute
+// here), then 429s with Retry-After and the RateLimit headers; a valid key
+// from that address and other addresses keep working. With the in-process
+// limiter and with Redis; and with the default budgets (anonymous 120,000 a
+// minute), where the key-check budget alone bounds the lookups. The lookups
+// are counted where they happen: every call of the api_keys statement.
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/key-store.ts';
@@ -14,7 +16,9 @@ import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis
 
 const STORM = 3_000;
 const CONCURRENCY = 20;
-const BUDGET = 600; // RATE_LIMIT_ANONYMOUS_PER_MINUTE's default
+const BUDGET = 600; // RATE_LIMIT_KEY_CHECKS_PER_MINUTE's default, and RATE_LIMIT_ANONYMOUS_PER_MINUTE for a public deployment (README)
+/** The budgets of a public deployment (README "API keys and rate limits"). */
+const PUBLIC = { RATE_LIMIT_ANONYMOUS_PER_MINUTE: String(BUDGET), RATE_LIMIT_KEY_PER_MINUTE: '6000' };
 const ADDRESS = '203.0.113.66';
 
 let catalogue: TestCatalogue;
@@ -123,7 +127,7 @@ async function expectOthersUnaffected(client: TestClient, validKey: string, fres
 }
 
 async function limitedClient(env: Record<string, string> = {}): Promise<{ client: TestClient; validKey: string; fresh: string }> {
-  const client = await createTestClient(catalogue.db.url, { env: { RATE_LIMIT: 'on', ...env } });
+  const client = await createTestClient(catalogue.db.url, { env: { RATE_LIMIT: 'on', ...PUBLIC, ...env } });
   const validKey = await createTestApiKey(catalogue.db.url, { name: 'storefront' });
   const fresh = await createTestApiKey(catalogue.db.url, { name: 'not used yet' });
   // In use before the storm, as a live client's key would be.
@@ -138,6 +142,28 @@ describe('a storm of bogus keys from one address', () => {
       const result = await storm(client);
       expectStormContained('in process', result);
       await expectOthersUnaffected(client, validKey, fresh, result.ended);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('with the default budgets: lookups bounded by the key-check budget, malformed keys refused without one', async () => {
+    const client = await createTestClient(catalogue.db.url, { env: { RATE_LIMIT: 'on' } });
+    try {
+      const { answers, lookups, seconds } = await storm(client);
+      const refill = Math.ceil(seconds * (BUDGET / 60)) + 2;
+      const statuses = answers.map((answer) => answer.status);
+      const malformed = answers.filter((_, i) => !bogusKey(i).wellFormed);
+      console.log(`defaults: ${STORM} bogus keys in ${seconds.toFixed(2)} s: ${statuses.filter((s) => s === 401).length} × 401, ${statuses.filter((s) => s === 429).length} × 429, ${lookups} Postgres key lookups`);
+      expect(lookups).toBeGreaterThanOrEqual(BUDGET);
+      expect(lookups).toBeLessThanOrEqual(BUDGET + refill);
+      expect(malformed.every((answer) => answer.status === 401)).toBe(true);
+      expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(malformed.length + BUDGET + refill);
+      for (const [i, answer] of answers.entries()) {
+        if (answer.status !== 429) continue;
+        const body = JSON.parse(answer.body) as { error?: string; errors?: { message: string }[] };
+        expect(i % 2 === 0 ? body.error : body.errors?.[0]?.message).toMatch(/^rate limit exceeded: 600 API key checks per minute per address \(/);
+      }
     } finally {
       await client.close();
     }

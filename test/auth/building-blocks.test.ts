@@ -129,7 +129,7 @@ describe('isWellFormedApiKey', () => {
 
 describe('AccessControl with keys that are not valid', () => {
   const KEY = { id: 7, name: 'k', prefix: 'cat_abcdefgh', ratePerMinute: null };
-  function setup(anonymousPerMinute: number) {
+  function setup(anonymousPerMinute: number, keyChecksPerMinute = anonymousPerMinute) {
     const valid = generateApiKey().secret;
     const looked: string[] = [];
     const access = new AccessControl({
@@ -138,6 +138,7 @@ describe('AccessControl with keys that are not valid', () => {
       readsNeedKey: false,
       anonymousPerMinute,
       keyPerMinute: 100,
+      keyChecksPerMinute,
       warn: () => {},
     });
     const identify = (key: string, address = '203.0.113.1') => access.identify({ authorization: `Bearer ${key}` }, address).then(
@@ -188,6 +189,17 @@ describe('AccessControl with keys that are not valid', () => {
     expect(refused.error?.message).toMatch(/^rate limit exceeded: 5 API key checks per minute per address \(this is 203\.0\.113\.1\)/);
     expect(looked.length).toBe(5);
   });
+
+  it('bounds lookups by the key-check budget even where the anonymous budget is large (the default)', async () => {
+    const { looked, identify } = setup(120_000, 3);
+    const statuses = [];
+    for (let i = 0; i < 20; i++) statuses.push((await identify(generateApiKey().secret)).status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(17);
+    expect(looked.length).toBe(3);
+    // Malformed keys need no lookup: refused (401) within the anonymous budget.
+    expect((await identify('cat_short')).status).toBe(401);
+  });
 });
 
 describe('presentedKey', () => {
@@ -214,6 +226,7 @@ describe('AccessControl with a failing limiter', () => {
       readsNeedKey: false,
       anonymousPerMinute: 1,
       keyPerMinute: 1,
+      keyChecksPerMinute: 1,
       warn: (message, error) => warnings.push(`${message}: ${(error as Error).message}`),
     });
     const caller = await access.identify({}, '203.0.113.1');

@@ -4,7 +4,9 @@
 // budgets without Redis, and requests served (fail open) while Redis is down.
 import { buildSchema, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { operationCost } from '../../src/graphql/cost.ts';
+import { MemoryRateLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import { readTypeDefs } from '../../src/graphql/schema.ts';
 import { createTestApiKey, createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
@@ -176,6 +178,60 @@ describe('GraphQL cost units', () => {
     const spent = cheap.remaining - expensive.remaining;
     expect(spent).toBeLessThanOrEqual(Math.ceil(expensiveCost / 100));
     expect(spent).toBeGreaterThanOrEqual(Math.ceil(expensiveCost / 100) - 5);
+  });
+});
+
+describe('default budgets: drop-in for the legacy service\'s clients', () => {
+  const PAGE = '{ product(id: "1") { id name slogan description category defaultPrice features { feature value } styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } related { id name category defaultPrice styles { name originalPrice salePrice photos { thumbnailUrl } } } } }';
+
+  it('are 120,000 a minute per address and per key, with 600 key checks per address; a public deployment sets the address budget', () => {
+    const defaults = loadConfig({});
+    expect([defaults.rateLimit, defaults.rateLimitAnonymousPerMinute, defaults.rateLimitKeyPerMinute, defaults.rateLimitKeyChecksPerMinute, defaults.rateLimitGraphqlCostUnit])
+      .toEqual([true, 120_000, 120_000, 600, 100]);
+    expect(loadConfig({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '600' }).rateLimitAnonymousPerMinute).toBe(600);
+    expect(() => loadConfig({ RATE_LIMIT_KEY_CHECKS_PER_MINUTE: '0' })).toThrow('RATE_LIMIT_KEY_CHECKS_PER_MINUTE must be an integer from 1 to 100000000 (got "0")');
+  });
+
+  it('never refuse one address sending 1,000 requests a second, nor a renderer sending product pages, however long (token-bucket arithmetic)', async () => {
+    const config = loadConfig({});
+    const pageUnits = Math.ceil(operationCost(buildSchema(readTypeDefs()), parse(PAGE)) / config.rateLimitGraphqlCostUnit);
+    expect(pageUnits).toBe(6);
+    let now = 0;
+    const limiter = new MemoryRateLimiter({ now: () => now });
+    let refused = 0;
+    // Ten minutes, every millisecond: one legacy REST request (1,000/s) and, every 10 ms, a product page (100/s) from the same address.
+    for (now = 0; now < 600_000; now++) {
+      if (!(await limiter.take('address:203.0.113.10', 1, config.rateLimitAnonymousPerMinute)).allowed) refused++;
+      if (now % 10 === 0 && !(await limiter.take('address:203.0.113.10', pageUnits, config.rateLimitAnonymousPerMinute)).allowed) refused++;
+    }
+    expect(refused).toBe(0);
+    // With a public deployment's 600 a minute, the same client is refused within the first second.
+    const publicLimiter = new MemoryRateLimiter({ now: () => now });
+    let served = 0;
+    for (let i = 0; i < 1_000; i++) if ((await publicLimiter.take('address:203.0.113.10', 1, 600)).allowed) served++;
+    expect(served).toBe(600);
+  });
+
+  it('serve 2,000 REST requests and 200 product pages in about 2 s from one address without a 429', async () => {
+    const client = await limitedClient({});
+    const statuses = new Map<number, number>();
+    const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    const urls = ['/products/1', '/products/1/styles', '/products/1/related', '/products?count=5'];
+    let limit = Number.NaN;
+    for (let tick = 0; tick < 20; tick++) {
+      const started = Date.now();
+      const rest = Array.from({ length: 100 }, (_, i) => client.injectAnonymous({ method: 'GET', url: urls[i % urls.length]!, remoteAddress: '203.0.113.10' }));
+      const pages = Array.from({ length: 10 }, () => client.injectAnonymous({
+        method: 'POST', url: '/graphql', remoteAddress: '203.0.113.10', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query: PAGE }),
+      }));
+      for (const response of await Promise.all([...rest, ...pages])) {
+        count(response.statusCode);
+        limit = Number(response.headers['ratelimit-limit']);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - started))));
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 2_200 });
+    expect(limit).toBe(120_000);
   });
 });
 

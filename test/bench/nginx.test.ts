@@ -1,10 +1,12 @@
 // deploy/nginx/nginx.conf run by Debian's nginx in front of two real API
 // processes on one database (what `npm run bench:nginx` does before its k6
 // smoke run): requests reach both, none fails, and the connections to the
-// API processes are kept alive between requests.
+// API processes are kept alive between requests. With the public deployment's
+// gateway-side limit enabled (its commented "# public: " lines), nginx -t
+// accepts it and one address gets its burst of 600, then 429s.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NGINX_CONF, type RunningNginx, renderNginxConfig, requestsPerUpstream, startNginx } from '../../k6/bench/nginx.ts';
+import { NGINX_CONF, type RunningNginx, renderNginxConfig, requestsPerUpstream, startNginx, withPublicLimits } from '../../k6/bench/nginx.ts';
 import { type ServerProcess, startApi } from '../../k6/bench/server-process.ts';
 import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 import { establishedConnections, nginxAvailable } from '../support/nginx.ts';
@@ -20,6 +22,19 @@ describe('the production nginx configuration', () => {
     expect(connections).toBeGreaterThanOrEqual(10_000);
     // Two descriptors per proxied request: client and upstream.
     expect(Number(/worker_rlimit_nofile (\d+);/.exec(source)?.[1])).toBeGreaterThanOrEqual(2 * connections);
+  });
+
+  it('limits nothing per address by default; a public deployment uncomments limit_req keyed on the client address, with a burst', () => {
+    const active = (config: string) => config.split('\n').filter((line) => !/^\s*#/.test(line)).join('\n');
+    // The legacy service had no limit, and the load benchmarks send thousands of requests a second from one address.
+    expect(active(source)).not.toMatch(/limit_req/);
+    const enabled = active(withPublicLimits(source));
+    expect(enabled).not.toMatch(/# public: /);
+    expect(enabled).toMatch(/^\s*0 \$binary_remote_addr;/m);
+    // 10 requests/s with a burst of 600: RATE_LIMIT_ANONYMOUS_PER_MINUTE=600's token bucket.
+    expect(enabled).toMatch(/^\s*limit_req_zone \$limit_key zone=per_address:\d+m rate=10r\/s;/m);
+    expect(enabled).toMatch(/^\s*limit_req zone=per_address burst=600 nodelay;/m);
+    expect(enabled).toMatch(/^\s*limit_req_status 429;/m);
   });
 
   it('is run locally with only its machine-specific lines changed', () => {
@@ -65,5 +80,32 @@ describe.skipIf(!nginxAvailable())('nginx in front of two API processes', () => 
     for (const api of apis) expect(perUpstream.get(`127.0.0.1:${api.port}`)).toBeGreaterThan(0);
     // Idle connections stay open to each API process (without keep-alive nginx closes every one after its response).
     for (const api of apis) expect(establishedConnections(api.port)).toBeGreaterThan(0);
+  });
+
+  it('with the public deployment\'s limit enabled: one address gets its burst of 600, then 429 with Retry-After', async () => {
+    const limited = await startNginx(apis.map((api) => `127.0.0.1:${api.port}`), { publicLimits: true });
+    try {
+      const started = performance.now();
+      const statuses: number[] = [];
+      let refusal: { retryAfter: string | null; body: unknown } | undefined;
+      for (let i = 0; i < 800; i += 50) {
+        const batch = await Promise.all(Array.from({ length: 50 }, async () => {
+          const response = await fetch(`${limited.url}/products/1`);
+          const body = await response.json();
+          if (response.status === 429) refusal ??= { retryAfter: response.headers.get('retry-after'), body };
+          return response.status;
+        }));
+        statuses.push(...batch);
+      }
+      // Refilled at 10 a second meanwhile (nginx's readiness probe took one).
+      const refill = Math.ceil(((performance.now() - started) / 1000) * 10) + 1;
+      const served = statuses.filter((status) => status === 200).length;
+      expect(served).toBeGreaterThanOrEqual(590);
+      expect(served).toBeLessThanOrEqual(601 + refill);
+      expect(statuses.filter((status) => status === 429).length).toBe(800 - served);
+      expect(refusal).toEqual({ retryAfter: '1', body: { error: 'rate limit exceeded: 10 requests per second per address at the gateway; retry in 1 s' } });
+    } finally {
+      await limited.stop();
+    }
   });
 });

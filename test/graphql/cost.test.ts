@@ -1,11 +1,14 @@
 // The cost estimator (src/graphql/cost.ts) on the real schema, worked by hand:
 // graphql-armor's formula (object 2, scalar 1, depth factor 1.5) where lists
 // multiply by their size, taken from arguments (literal or variable) or from
-// the documented assumptions.
+// the catalogue's measured cardinalities; and the README's tables of those
+// cardinalities and of what operations cost, held to the code.
+import fs from 'node:fs';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { LIST_SIZES, UNKNOWN_LIST_SIZE, operationCost } from '../../src/graphql/cost.ts';
+import { loadConfig } from '../../src/config.ts';
+import { LIST_SIZES, MEASURED_CARDINALITIES, UNKNOWN_LIST_SIZE, operationCost } from '../../src/graphql/cost.ts';
 import { readTypeDefs } from '../../src/graphql/schema.ts';
 
 const schema = makeExecutableSchema({ typeDefs: readTypeDefs() });
@@ -46,8 +49,8 @@ describe('operationCost', () => {
     expect(operationCost(schema, document, { count: 300 })).toBe(2 + 1.5 * 900);
     expect(operationCost(schema, document, { count: 3 })).toBe(16);
     const fixed = parse('query One($id: ID!) { product(id: $id) { related { id } } }');
-    expect(operationCost(schema, fixed, { id: '1' })).toBe(73);
-    expect(operationCost(schema, fixed, { id: '2' })).toBe(73);
+    expect(operationCost(schema, fixed, { id: '1' })).toBe(36);
+    expect(operationCost(schema, fixed, { id: '2' })).toBe(36);
   });
 
   it('sizes a connection\'s edges by first (default 20), not its pageInfo', () => {
@@ -58,16 +61,16 @@ describe('operationCost', () => {
     expect(cost('{ productConnection { edges { cursor } } }')).toBe(Math.ceil(2 + 1.5 * (2 + 1.5 * (20 * 2 + 20 * 1))));
   });
 
-  it('assumes documented sizes for unbounded lists; related multiplies at every level', () => {
-    expect(LIST_SIZES['Product.related']?.assumed).toBe(10);
-    // related: 10 × 2 + 10 × 1 = 30; product 2 + 1.5 × 30 = 47; operation 2 + 1.5 × 47 = 72.5
-    expect(cost('{ product(id: "1") { related { id } } }')).toBe(73);
-    // another level: related 10 × 2 + 10 × (1 + 30) = 330; product 497; operation 747.5
-    expect(cost('{ product(id: "1") { related { id related { id } } } }')).toBe(748);
-    // skus 12, photos 5: styles 5 × 2 + 5 × (skus 36 + photos 15) = 265; product 399.5; operation 601.25
-    expect(cost('{ product(id: "1") { styles { skus { size } photos { url } } } }')).toBe(602);
-    // a scalar list: relatedIds 10 × 1
-    expect(cost('{ product(id: "1") { relatedIds } }')).toBe(Math.ceil(2 + 1.5 * (2 + 1.5 * 10)));
+  it('sizes unbounded lists by their measured averages; related multiplies at every level', () => {
+    expect(LIST_SIZES['Product.related']?.assumed).toBe(4.45);
+    // related: 4.45 × 2 + 4.45 × 1 = 13.35; product 2 + 1.5 × 13.35 = 22.025; operation 2 + 1.5 × 22.025 = 35.04
+    expect(cost('{ product(id: "1") { related { id } } }')).toBe(36);
+    // another level: related 4.45 × 2 + 4.45 × (1 + 13.35) = 72.76; product 111.14; operation 168.70
+    expect(cost('{ product(id: "1") { related { id related { id } } } }')).toBe(169);
+    // skus 5.78 × 3 = 17.34, photos 2.89 × 3 = 8.67: styles 1.96 × 2 + 1.96 × 26.01 = 54.90; product 84.35; operation 128.52
+    expect(cost('{ product(id: "1") { styles { skus { size } photos { url } } } }')).toBe(129);
+    // a scalar list: relatedIds 4.49 × 1 (its rows, duplicates and dangling ids included)
+    expect(cost('{ product(id: "1") { relatedIds } }')).toBe(Math.ceil(2 + 1.5 * (2 + 1.5 * 4.49)));
   });
 
   it('counts fragments like the selections they stand for, at every spread', () => {
@@ -76,7 +79,8 @@ describe('operationCost', () => {
     const typed = cost('{ a: product(id: "1") { ... on Product { styles { name } } } b: product(id: "2") { styles { name } } }');
     expect(spread).toBe(inline);
     expect(typed).toBe(inline);
-    expect(inline).toBe(Math.ceil(2 + 1.5 * 2 * (2 + 1.5 * (5 * 2 + 5 * 1))));
+    // styles 1.96 × 2 + 1.96 × 1 = 5.88; each product 2 + 1.5 × 5.88 = 10.82; operation 2 + 1.5 × 21.64 = 34.46
+    expect(inline).toBe(35);
   });
 
   it('measures fragments that spread each other exponentially often in linear time', () => {
@@ -86,7 +90,7 @@ describe('operationCost', () => {
     const started = performance.now();
     const value = cost(`{ product(id: "1") { ...F0 } } ${fragments} fragment F${levels} on Product { id }`);
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(value).toBeGreaterThan(1e30);
+    expect(value).toBeGreaterThan(1e20);
   });
 
   it('costs the named operation, mutations included; introspection\'s __schema is free', () => {
@@ -103,5 +107,114 @@ describe('operationCost', () => {
     expect(UNKNOWN_LIST_SIZE).toBe(10);
     // __type 2 + 1.5 × (fields 10 × 2 + 10 × 1) = 47; operation 72.5
     expect(cost('{ __type(name: "Product") { fields { name } } }')).toBe(73);
+  });
+});
+
+/** The rows of the Markdown table whose header row is `header`, as trimmed cells. */
+function markdownTable(markdown: string, header: string): string[][] {
+  const lines = markdown.split('\n');
+  const start = lines.indexOf(header);
+  if (start < 0) throw new Error(`no table with the header ${header} in README.md`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  }
+  return rows;
+}
+
+const README = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('measured cardinalities (README "GraphQL limits")', () => {
+  it('README\'s table shows exactly MEASURED_CARDINALITIES', () => {
+    const rows = markdownTable(README, '| list | average | p50 | p99 | max |');
+    const documented = Object.fromEntries(rows.map(([list = '', ...numbers]) => [
+      list.replace(/`/g, ''), Object.fromEntries(['average', 'p50', 'p99', 'max'].map((column, i) => [column, Number(numbers[i])])),
+    ]));
+    expect(documented).toEqual(MEASURED_CARDINALITIES);
+  });
+
+  it('size every list that no argument bounds, by its average', () => {
+    for (const [field, measured] of Object.entries(MEASURED_CARDINALITIES)) expect(LIST_SIZES[field], field).toEqual({ assumed: measured.average });
+    const unbounded = Object.entries(LIST_SIZES).filter(([, size]) => size.argument === undefined).map(([field]) => field);
+    expect(unbounded.sort()).toEqual(Object.keys(MEASURED_CARDINALITIES).sort());
+  });
+});
+
+const STYLE = 'id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity }';
+const CARD = 'id name category defaultPrice styles { name originalPrice salePrice photos { thumbnailUrl } }';
+const NESTED = 'id features { feature } styles { photos { url } skus { size } } related { name styles { name } }';
+const LEGACY = `id name slogan description category defaultPrice features { feature value } styles { ${STYLE} } related { id name styles { name } }`;
+const DETAILS = 'id name slogan description category defaultPrice features { feature value }';
+
+/** What front ends send, and what the limit is for; by their row in README's table of costs. */
+const OPERATIONS: { row: string; query: string; variables?: Record<string, unknown>; admitted: boolean }[] = [
+  { row: 'a product page with related cards', query: `{ product(id: "1") { ${DETAILS} styles { ${STYLE} } related { ${CARD} } } }`, admitted: true },
+  {
+    row: 'the same with k6\'s card',
+    query: `{ product(id: "1") { ${DETAILS} styles { ${STYLE} } related { id name category defaultPrice defaultStyle { id originalPrice salePrice photos { thumbnailUrl } } } } }`,
+    admitted: true,
+  },
+  { row: 'a product\'s styles with photos and skus', query: `{ product(id: "1") { id name defaultPrice styles { ${STYLE} } } }`, admitted: true },
+  { row: 'a listing of 20 products with styles, photos and prices', query: '{ products(count: 20) { id name category defaultPrice styles { id name originalPrice salePrice photos { thumbnailUrl url } } } }', admitted: true },
+  { row: 'the legacy-shaped nested listing', query: `{ products(count: 5) { ${LEGACY} } }`, admitted: true },
+  { row: '`NestedProducts` (5)', query: `query N($count: Int!) { products(count: $count) { ${NESTED} } }`, variables: { count: 5 }, admitted: true },
+  { row: 'the same for 20 products', query: `query N($count: Int!) { products(count: $count) { ${NESTED} } }`, variables: { count: 20 }, admitted: true },
+  { row: '`products(count: 100) { id name }`', query: '{ products(count: 100) { id name } }', admitted: true },
+  { row: '`productConnection(first: 100)` with cursors and page info', query: '{ productConnection(first: 100) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }', admitted: true },
+  { row: '`product(id) { related { id related { id related { id } } } }`', query: '{ product(id: "1") { related { id related { id related { id } } } } }', admitted: true },
+  { row: 'three levels of `related` with names and style names at the bottom', query: '{ product(id: "1") { related { id related { id related { id name styles { name } } } } } }', admitted: true },
+  { row: 'four levels of `related`', query: '{ product(id: "1") { related { related { related { related { id } } } } } }', admitted: true },
+  {
+    row: 'three levels of `related` with names and style names from 10 products',
+    query: 'query R($ids: [ID!]!) { productsByIds(ids: $ids) { id related { id related { id related { id name styles { name } } } } } }',
+    variables: { ids: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'] },
+    admitted: false,
+  },
+  { row: '`NestedProducts` for 50 products', query: `query N($count: Int!) { products(count: $count) { ${NESTED} } }`, variables: { count: 50 }, admitted: false },
+  { row: '`NestedProducts` for 100 products', query: `query N($count: Int!) { products(count: $count) { ${NESTED} } }`, variables: { count: 100 }, admitted: false },
+  { row: 'the legacy-shaped listing of 100 products', query: `{ products(count: 100) { ${LEGACY} } }`, admitted: false },
+  {
+    row: '`productConnection(first: 100)` with features and skus',
+    query: '{ productConnection(first: 100) { edges { cursor node { id features { feature } styles { skus { size } } } } pageInfo { hasNextPage endCursor } } }',
+    admitted: false,
+  },
+  {
+    row: '`DeepRelated` of the query-count contract',
+    query: 'query D($ids: [ID!]!) { productsByIds(ids: $ids) { id related { id related { id related { id name styles { skus { size } } } } } } }',
+    variables: { ids: ['1'] },
+    admitted: false,
+  },
+];
+
+/** The pages, listings and nested listings a front end really sends. */
+const FRONT_END_ROWS = [
+  'a product page with related cards', 'the same with k6\'s card', 'a listing of 20 products with styles, photos and prices', 'the legacy-shaped nested listing', '`NestedProducts` (5)',
+];
+
+describe('the default GRAPHQL_MAX_COST', () => {
+  const limit = loadConfig({}).graphqlLimits.maxCost;
+  const costs = new Map(OPERATIONS.map(({ row, query, variables }) => [row, cost(query, variables)]));
+
+  it('admits what front ends send with at least twice the room they need', () => {
+    for (const row of FRONT_END_ROWS) {
+      expect(costs.get(row), row).toBeDefined();
+      expect(2 * costs.get(row)!, row).toBeLessThanOrEqual(limit);
+    }
+  });
+
+  it('refuses walks through related from many products, nested pages of 50 and more, DeepRelated', () => {
+    for (const { row, admitted } of OPERATIONS) expect(costs.get(row)! <= limit, row).toBe(admitted);
+  });
+
+  it('is what README\'s table of operations says, row by row', () => {
+    const rows = markdownTable(README, '| operation | before (worst-case sizes) | now |');
+    for (const { row, admitted } of OPERATIONS) {
+      const found = rows.filter(([operation = '']) => operation.startsWith(row));
+      expect(found, row).toHaveLength(1);
+      const now = found[0]![2]!;
+      expect(now.replace(/,/g, ''), row).toMatch(new RegExp(`^${costs.get(row)}\\b`));
+      expect(now.endsWith(': refused'), row).toBe(!admitted);
+    }
   });
 });
