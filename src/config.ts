@@ -19,7 +19,31 @@ export interface GraphQLLimits {
   maxListLength: number;
 }
 
+/** Which browser origins may call the API (README "CORS"). */
+export interface CorsConfig {
+  /** `*`: any origin (never with credentials); a list: exactly these origins; false: no CORS headers. */
+  origins: '*' | string[] | false;
+  /** Access-Control-Allow-Credentials: only with a list of origins. */
+  credentials: boolean;
+  /** How long a browser may reuse a preflight answer. */
+  maxAgeSeconds: number;
+}
+
+/** HTTP caching of read answers by browsers and CDNs (README "HTTP caching"). */
+export interface HttpCacheConfig {
+  /** max-age for browsers (0: `no-cache`, revalidate every time with the ETag); the schema's hints cap it. */
+  maxAgeSeconds: number;
+  /** s-maxage for shared caches (CDNs); the schema's hints cap it too. */
+  sharedMaxAgeSeconds: number;
+  /** Called after every write with the tags it changed (CDN purge); undefined: none. */
+  purgeUrl: string | undefined;
+  /** Sent as `Authorization: Bearer …` to the purge URL. */
+  purgeToken: string | undefined;
+}
+
 export interface Config {
+  cors: CorsConfig;
+  httpCache: HttpCacheConfig;
   /** Postgres to use; undefined means "start the embedded server". */
   databaseUrl: string | undefined;
   /**
@@ -295,6 +319,28 @@ class Reader {
     return value as T;
   }
 
+  /** `*`, `off`, or comma-separated origins (scheme://host[:port], as browsers send them in Origin). */
+  origins(name: string, fallback: '*' | false): '*' | string[] | false {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (value === '*') return '*';
+    if (value === 'off') return false;
+    const entries = value.split(',').map((entry) => entry.trim());
+    const bad = entries.filter((entry) => {
+      try {
+        const url = new URL(entry);
+        return !['http:', 'https:'].includes(url.protocol) || url.origin !== entry;
+      } catch {
+        return true;
+      }
+    });
+    if (bad.length > 0) {
+      this.problems.push(`${name} must be *, off, or comma-separated origins such as https://shop.example.com or http://localhost:3000 (scheme, host and port only, no path or trailing slash); not an origin: ${bad.map((entry) => JSON.stringify(entry)).join(', ')}`);
+      return fallback;
+    }
+    return entries;
+  }
+
   /** `off`/`on`, a hop count, or a comma-separated list of proxy addresses and CIDR ranges. */
   proxyTrust(name: string): boolean | number | string[] {
     const value = this.raw(name);
@@ -319,6 +365,17 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
   const developmentOnly = nodeEnv === 'development' ? 'on' : 'off';
   const config: Config = {
+    cors: {
+      origins: read.origins('CORS_ORIGINS', '*'),
+      credentials: read.oneOf('CORS_CREDENTIALS', 'off', ['on', 'off'] as const) === 'on',
+      maxAgeSeconds: read.integer('CORS_MAX_AGE_SECONDS', 600, 0, 86_400),
+    },
+    httpCache: {
+      maxAgeSeconds: read.integer('HTTP_CACHE_MAX_AGE_SECONDS', 0, 0, 31_536_000),
+      sharedMaxAgeSeconds: read.integer('HTTP_CACHE_SHARED_MAX_AGE_SECONDS', 0, 0, 31_536_000),
+      purgeUrl: read.optionalUrl('CDN_PURGE_URL', ['http:', 'https:']),
+      purgeToken: read.secret('CDN_PURGE_TOKEN', 8),
+    },
     databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrls: read.urlList('DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
     databaseReplicaCheckMs: read.integer('DATABASE_REPLICA_CHECK_MS', 1000, 10, 60_000),
@@ -403,6 +460,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.shutdownTimeoutMs > 0 && config.shutdownIdleGraceMs >= config.shutdownTimeoutMs) {
     read.problems.push(`SHUTDOWN_IDLE_GRACE_MS (${config.shutdownIdleGraceMs}) must be less than SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}): the grace period is part of the shutdown deadline`);
   }
+  if (config.cors.credentials && !Array.isArray(config.cors.origins)) {
+    read.problem(`CORS_CREDENTIALS=on needs CORS_ORIGINS to list the origins allowed to send credentials (it is ${config.cors.origins === false ? 'off' : '*'}; browsers refuse credentials with *)`);
+  }
+  if (config.httpCache.purgeToken !== undefined && config.httpCache.purgeUrl === undefined) read.problem('CDN_PURGE_TOKEN is set but CDN_PURGE_URL is not');
   if (read.has('ADMIN_HOST') && !read.has('ADMIN_PORT')) read.problem('ADMIN_HOST is set but ADMIN_PORT is not (the admin listener needs a port)');
   if (config.admin.port !== undefined && config.admin.port !== 0 && config.admin.port === config.port) {
     read.problem(`ADMIN_PORT must differ from PORT (both are ${config.port})`);

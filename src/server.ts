@@ -10,7 +10,8 @@ import { createLoaders } from './catalog/loaders.ts';
 import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create.ts';
 import { ChangeFeed } from './cache/change-feed.ts';
-import { LISTING_TAG, productTag, type ResponseCache } from './cache/response-cache.ts';
+import { changeTags, type ResponseCache } from './cache/response-cache.ts';
+import { CdnPurge } from './cache/cdn-purge.ts';
 import { ProductPages } from './catalog/pages.ts';
 import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
@@ -40,6 +41,12 @@ import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
 import { checkQueryText, InvalidText, registerJsonParser } from './http/unicode.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from './http/client-gone.ts';
+import { addVary, bodyETag, HttpCaching, notModified } from './http/http-caching.ts';
+import { registerCors } from './http/cors.ts';
+import { REST_READS_AS_GRAPHQL, type RestRead } from './rest/graphql-equivalents.ts';
+import { maxAgeOf } from './graphql/cache-hints.ts';
+import { readTypeDefs } from './graphql/schema.ts';
+import { buildSchema } from 'graphql';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -150,7 +157,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     // wherever it is stored, and listing anchors follow creates and deletes.
     feed.subscribe({
       changed: (ids, change) => {
-        cache?.heard([...ids.map(productTag), ...(change === 'updated' ? [] : [LISTING_TAG])]);
+        cache?.heard(changeTags(ids, change));
         if (change !== 'updated') pages.invalidate();
       },
       everything: () => {
@@ -166,8 +173,15 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   if (cache) {
     // After every committed write: drop the cached responses that show the
     // changed products, and the listings when products appeared or vanished.
-    service.onProductsChanged((ids, change) => cache.invalidate([...ids.map(productTag), ...(change === 'updated' ? [] : [LISTING_TAG])]));
+    service.onProductsChanged((ids, change) => cache.invalidate(changeTags(ids, change)));
     app.addHook('onClose', async () => cache.close());
+  }
+  if (config.httpCache.purgeUrl) {
+    // After the response cache's invalidation (listeners run in order): a CDN
+    // refetching at once must not get the entry the write replaced.
+    const purge = new CdnPurge({ url: config.httpCache.purgeUrl, token: config.httpCache.purgeToken, warn: throttled((message, error) => app.log.warn({ err: error }, message)) });
+    service.onProductsChanged((ids, change) => purge.purge(changeTags(ids, change)));
+    app.addHook('onClose', async () => purge.close());
   }
   service.onProductsChanged((_ids, change) => {
     if (change === 'updated') return;
@@ -197,6 +211,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   });
   app.addHook('onClose', async () => database.close());
   closeConnectionsWhenDraining(app);
+  await registerCors(app, config.cors);
+  const httpCaching = new HttpCaching(config.httpCache, { readsNeedKey: config.apiKeysForReads === 'required' });
 
   const observability = registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
     replicaStatus: replicas ? () => replicas.status() : undefined,
@@ -228,6 +244,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     maxPageSize: config.maxPageSize,
     introspection: config.graphqlIntrospection,
     fieldSuggestions: config.graphqlFieldSuggestions,
+    httpCaching,
   });
   await apollo.start();
   // Fastify runs onClose hooks once in-flight requests have finished.
@@ -261,8 +278,16 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     if (!(error instanceof InvalidText)) throw error;
     return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
   };
-  app.post('/graphql', { onRequest: identifyCaller, errorHandler }, handler);
-  app.get('/graphql', { constraints: {}, onRequest: identifyCaller, errorHandler }, async function (request, reply) {
+  // Every answer depends on Accept (the media type, and with it the status of
+  // a request error), and on the key when reads need one.
+  const graphqlVary = async (_request: FastifyRequest, reply: FastifyReply) => { addVary(reply, ['Accept', ...httpCaching.vary]); };
+  // A cacheable GET answer (src/graphql/cache-control-plugin.ts) gets a strong ETag, and a 304 when the client has it.
+  const graphqlETag = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('cache-control') === 'no-store') return payload;
+    return notModified(reply, request.headers['if-none-match'], bodyETag(payload)) ? '' : payload;
+  };
+  app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, handler);
+  app.get('/graphql', { constraints: {}, onRequest: [graphqlVary, identifyCaller], onSend: graphqlETag, errorHandler }, async function (request, reply) {
     const query = request.query as Record<string, unknown>;
     const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
     if (wantsHtml) return sendIde(reply);
@@ -277,10 +302,18 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
     guard: restGuard(access),
     requireIfMatch: config.writesRequireIfMatch,
+    httpCaching,
+    hintSeconds: restHintSeconds(),
   });
   registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders, readsNeedKey: config.apiKeysForReads === 'required' });
   registerDocs(app);
   return { app, database, service, pages, cache, metrics, replicas, access, admin };
+}
+
+/** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */
+function restHintSeconds(): Record<RestRead, number> {
+  const schema = buildSchema(readTypeDefs());
+  return Object.fromEntries(Object.entries(REST_READS_AS_GRAPHQL).map(([read, query]) => [read, maxAgeOf(schema, query)])) as Record<RestRead, number>;
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {

@@ -28,6 +28,11 @@ export const productTag = (id: number) => `p:${id}`;
 /** Responses whose content shifts when products are created or deleted (listing pages). */
 export const LISTING_TAG = 'listing';
 
+/** The tags a write of these products makes stale: theirs, and listings when products appeared or vanished. */
+export function changeTags(ids: readonly number[], change: 'created' | 'updated' | 'deleted'): string[] {
+  return [...ids.map(productTag), ...(change === 'updated' ? [] : [LISTING_TAG])];
+}
+
 const RETRY_MS = 200;
 
 /**

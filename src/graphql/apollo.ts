@@ -21,6 +21,7 @@ import type { AccessControl } from '../auth/access.ts';
 import { accessPlugin } from './access-plugin.ts';
 import type { GraphQLLimits } from '../config.ts';
 import { limitsPlugin } from './limits/limits-plugin.ts';
+import type { HttpCaching } from '../http/http-caching.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -39,6 +40,8 @@ export interface ApolloOptions {
   maxPageSize: number;
   introspection: boolean;
   fieldSuggestions: boolean;
+  /** Browser and CDN caching of GET answers. */
+  httpCaching: HttpCaching;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
@@ -70,7 +73,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       // Apollo's own cache-control plugin works per resolved field, which the
       // graphql-jit executor bypasses; ours reads the same SDL hints per document.
       ApolloServerPluginCacheControlDisabled(),
-      cacheControlPlugin(schema),
+      cacheControlPlugin(schema, options.httpCaching),
       ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
       // After trusted documents: an operation that may not run at all is told so first.
       limitsPlugin(options.limits, options.maxPageSize),

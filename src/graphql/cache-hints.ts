@@ -4,7 +4,7 @@
 // neither makes the result uncacheable, a scalar field inherits its parent's.
 // Computed once per document from the document alone (no execution needed,
 // so it works the same with graphql-jit). Mutations are never cacheable.
-import { type ASTNode, type DocumentNode, type GraphQLSchema, Kind, TypeInfo, getNamedType, isCompositeType, visit, visitWithTypeInfo } from 'graphql';
+import { type ASTNode, type DocumentNode, type GraphQLSchema, Kind, TypeInfo, getNamedType, isCompositeType, parse, visit, visitWithTypeInfo } from 'graphql';
 
 export interface CachePolicy {
   maxAge: number;
@@ -43,7 +43,7 @@ export function cachePolicy(schema: GraphQLSchema, document: DocumentNode, opera
   return { maxAge: Number.isFinite(maxAge) ? maxAge : 0, scope };
 }
 
-/** The Cache-Control header value for a policy. */
-export function cacheControlHeader(policy: CachePolicy): string {
-  return policy.maxAge > 0 ? `${policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${policy.maxAge}` : 'no-store';
+/** The max-age the hints allow a query's answer (seconds), from its text. */
+export function maxAgeOf(schema: GraphQLSchema, query: string): number {
+  return cachePolicy(schema, parse(query), undefined).maxAge;
 }

@@ -1,5 +1,6 @@
 // What every resolver receives: the per-request loaders and the shared services.
 import type { Caller } from '../auth/access.ts';
+import { LISTING_TAG, productTag } from '../cache/response-cache.ts';
 import type { CatalogLoaders } from '../catalog/loaders.ts';
 import type { ProductPages } from '../catalog/pages.ts';
 import type { CatalogQueries } from '../catalog/queries.ts';
@@ -21,4 +22,14 @@ export interface GraphQLContext {
   caller: Caller;
   /** The request's Idempotency-Key header, as sent (createProduct checks it). */
   idempotencyKeyHeader: string | string[] | undefined;
+  /** The tags of a response served from the response cache (its loaders read nothing). */
+  servedTags?: readonly string[];
+}
+
+/** The response-cache tags of what the operation showed: every product its loaders read, and listings. */
+export function shownTags(context: GraphQLContext): string[] {
+  if (context.servedTags) return [...context.servedTags];
+  const tags = [...context.loaders.touchedProducts].map(productTag);
+  if (context.listing) tags.push(LISTING_TAG);
+  return tags;
 }

@@ -5,9 +5,15 @@
 // Mutations, and results with errors, are never cached.
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import type { ExecutionResult } from 'graphql';
-import { type CacheToken, LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
-import type { GraphQLContext } from './context.ts';
+import type { CacheToken, ResponseCache } from '../cache/response-cache.ts';
+import { type GraphQLContext, shownTags } from './context.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
+
+/** A result as the response cache keeps it: the body and the tags of the products it shows. */
+interface Shared {
+  body: string;
+  tags: readonly string[];
+}
 
 /** How long a request waits for an identical one already running before running itself. */
 const FOLLOW_TIMEOUT_MS = 2_000;
@@ -15,33 +21,36 @@ const FOLLOW_TIMEOUT_MS = 2_000;
 export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<GraphQLContext> {
   // Single flight: the first miss for a key runs; identical requests arriving
   // meanwhile wait for its result instead of reaching Postgres too.
-  const inFlight = new Map<string, Promise<string | undefined>>();
-  const served = (body: string, how: string) => ({
+  const inFlight = new Map<string, Promise<Shared | undefined>>();
+  const served = (context: GraphQLContext, { body, tags }: Shared, how: string) => {
+    context.servedTags = tags;
+    return {
     http: { status: 200, headers: new HeaderMap([['x-cache', how]]) },
-    body: { kind: 'single' as const, singleResult: JSON.parse(body) as ExecutionResult },
-  });
+      body: { kind: 'single' as const, singleResult: JSON.parse(body) as ExecutionResult },
+    };
+  };
   return {
     async requestDidStart() {
       let key: string | undefined;
       let token: CacheToken | undefined;
-      let leader: ((body: string | undefined) => void) | undefined;
+      let leader: ((result: Shared | undefined) => void) | undefined;
       return {
-        async responseForOperation({ operation, request, queryHash }) {
+        async responseForOperation({ operation, request, queryHash, contextValue }) {
           // `operation` is undefined (whatever its type says) when no operation has the
           // requested name; execution then answers 400 OPERATION_RESOLUTION_FAILURE.
           if (operation?.operation !== 'query') return null;
           key = `gql:${queryHash}:${request.operationName ?? ''}:${canonicalJson(request.variables ?? {})}`;
           const cached = await cache.lookup(key);
-          if (cached) return served(cached.body, 'hit');
+          if (cached) return served(contextValue, cached, 'hit');
           // Only a miss reads Postgres, so only a miss needs the store's generation (before the read).
           token = await cache.begin();
           const running = inFlight.get(key);
           if (running) {
             const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), FOLLOW_TIMEOUT_MS).unref());
-            const body = await Promise.race([running, timeout]);
-            if (body !== undefined) return served(body, 'shared');
+            const result = await Promise.race([running, timeout]);
+            if (result !== undefined) return served(contextValue, result, 'shared');
           } else {
-            const flight = new Promise<string | undefined>((resolve) => { leader = resolve; });
+            const flight = new Promise<Shared | undefined>((resolve) => { leader = resolve; });
             inFlight.set(key, flight);
             // Never let a lost leader block its key.
             const flightKey = key;
@@ -55,11 +64,10 @@ export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<Gr
           const result = response.body.singleResult;
           const ok = !result.errors?.length && result.data !== undefined;
           const body = ok ? JSON.stringify({ data: result.data }) : undefined;
+          const tags = shownTags(contextValue);
           inFlight.delete(key);
-          leader(body);
+          leader(body === undefined ? undefined : { body, tags });
           if (!body) return;
-          const tags = [...contextValue.loaders.touchedProducts].map(productTag);
-          if (contextValue.listing) tags.push(LISTING_TAG);
           cache.save(key, { status: 200, body, tags }, token);
         },
       };

@@ -30,11 +30,3 @@ export function parseIfMatch(header: string | string[] | undefined): ExpectedVer
   }
   return versions;
 }
-
-/** True when an If-None-Match header names this ETag (weak comparison) or is '*'. */
-export function noneMatch(header: string | string[] | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const text = Array.isArray(header) ? header.join(',') : header;
-  if (text.trim() === '*') return true;
-  return text.split(',').some((part) => part.trim().replace(/^W\//, '') === etag);
-}

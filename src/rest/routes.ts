@@ -11,7 +11,9 @@ import { NotFoundError, ValidationError, validateProductWrite } from '../catalog
 import { CONTENTION_RETRY_AFTER_SECONDS, WriteContention } from '../db/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
-import { noneMatch, parseIfMatch, productETag } from './entity-tags.ts';
+import { parseIfMatch, productETag } from './entity-tags.ts';
+import { bodyETag, type HttpCaching, notModified } from '../http/http-caching.ts';
+import type { RestRead } from './graphql-equivalents.ts';
 import { BadRequest, positiveInt } from './params.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
 
@@ -30,6 +32,10 @@ export interface RestDependencies {
   guard(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
   /** PUT and DELETE without If-Match are refused (428) rather than applied unconditionally. */
   requireIfMatch: boolean;
+  /** Browser and CDN caching of the read answers. */
+  httpCaching: HttpCaching;
+  /** For each read, the longest the schema lets what it shows be reused (graphql-equivalents.ts). */
+  hintSeconds: Record<RestRead, number>;
 }
 
 /** REST field names for the write fields (the rest are the same in both). */
@@ -59,13 +65,16 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
   /**
    * A read route's answer, from the response cache when it is on. `produce`
    * returns the body and the tags of the products it shows; an unknown
-   * product's 404 is cached too, tagged with that product.
+   * product's 404 is cached too, tagged with that product. Every 200 has a
+   * strong ETag (the product's version for the detail, else a hash of the
+   * body, stored with it): If-None-Match naming it is a 304.
    */
-  async function cachedRead(request: FastifyRequest, reply: FastifyReply, produce: () => Promise<{ body: unknown; tags: string[]; etag?: string }>) {
+  async function cachedRead(request: FastifyRequest, reply: FastifyReply, read: RestRead, produce: () => Promise<{ body: unknown; tags: string[]; etag?: string }>) {
     const run = async () => {
       try {
         const { body, tags, etag } = await produce();
-        return { status: 200, body: JSON.stringify(body), tags, ...(etag ? { etag } : {}) };
+        const text = JSON.stringify(body);
+        return { status: 200, body: text, tags, etag: etag ?? bodyETag(text) };
       } catch (error) {
         if (error instanceof ProductNotFound) return { status: 404, body: JSON.stringify({ error: error.message }), tags: [productTag(error.id)] };
         throw error;
@@ -73,10 +82,8 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     };
     const response = cache ? await cache.fetch(`rest:${request.url}`, run) : { ...(await run()), hit: undefined };
     if (response.hit !== undefined) reply.header('x-cache', response.hit ? 'hit' : 'miss');
-    if (response.etag) {
-      reply.header('etag', response.etag);
-      if (noneMatch(request.headers['if-none-match'], response.etag)) return reply.code(304).send();
-    }
+    deps.httpCaching.readHeaders(reply, { tags: response.tags, hintSeconds: deps.hintSeconds[read] });
+    if (response.status === 200 && response.etag && notModified(reply, request.headers['if-none-match'], response.etag)) return reply.send();
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   }
 
@@ -106,6 +113,8 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     // Postgres is unavailable, 500 (masked, logged) for anything else. Never a
     // database message.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
+      // No error answer is kept by a browser or CDN (cacheable 404s are answered by cachedRead).
+      reply.header('cache-control', 'no-store');
       if (clientGone(request)) {
         request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
         return reply.code(400).send({ error: CLIENT_GONE_MESSAGE });
@@ -144,7 +153,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     scope.get('/products', (request, reply) => counted(request, async () => {
       const page = positiveInt(query(request).page, 'page', { fallback: 1 });
       const count = positiveInt(query(request).count, 'count', { fallback: Math.min(5, maxPageSize), max: maxPageSize });
-      return cachedRead(request, reply, async () => {
+      return cachedRead(request, reply, 'list', async () => {
         const products = await pages.page(page, count);
         return { body: products.map((p) => listItem(p, legacy)), tags: [LISTING_TAG, ...products.map((p) => productTag(p.id))] };
       });
@@ -152,12 +161,12 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
 
     scope.get('/products/:product_id', (request, reply) => counted(request, async () => {
       const id = productId(request);
-      return cachedRead(request, reply, async () => ({ ...(await detail(id)), tags: [productTag(id)] }));
+      return cachedRead(request, reply, 'detail', async () => ({ ...(await detail(id)), tags: [productTag(id)] }));
     }));
 
     scope.get('/products/:product_id/styles', (request, reply) => counted(request, async () => {
       const id = productId(request);
-      return cachedRead(request, reply, async () => {
+      return cachedRead(request, reply, 'styles', async () => {
         const product = await createLoaders().productWithStyles.load(id);
         if (!product) throw notFound(id);
         return { body: productStyles(id, product.styles ?? [], legacy), tags: [productTag(id)] };
@@ -166,7 +175,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
 
     scope.get('/products/:product_id/related', (request, reply) => counted(request, async () => {
       const id = productId(request);
-      return cachedRead(request, reply, async () => {
+      return cachedRead(request, reply, 'related', async () => {
         const loaders = createLoaders();
         const [product, related] = await Promise.all([loaders.product.load(id), loaders.related.load(id)]);
         if (!product) throw notFound(id);

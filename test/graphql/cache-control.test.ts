@@ -1,4 +1,6 @@
-// Cache-Control from the SDL's hints, and automatic persisted queries: a
+// Cache-Control from the SDL's hints (bounding the configured max-age and
+// s-maxage; by default every GET answer is `no-cache`, see
+// test/http/http-caching.test.ts), and automatic persisted queries: a
 // hash-only GET that a CDN can cache, shared between instances through Redis.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,25 +20,35 @@ async function post(client: TestClient, body: unknown) {
   return { status: response.statusCode, cacheControl: response.headers['cache-control'], body: JSON.parse(response.body) };
 }
 
+async function get(client: TestClient, query: string) {
+  const response = await client.app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent(query)}`, headers: { accept: 'application/json' } });
+  return { status: response.statusCode, cacheControl: response.headers['cache-control'], body: JSON.parse(response.body) };
+}
+
 describe.each(EXECUTORS)('Cache-Control from SDL hints with $engine', ({ env }) => {
   let client: TestClient;
   beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { env });
+    // Browsers up to 45 s, CDNs up to 600 s: the hints (60, 30, 10) cut both.
+    client = await createTestClient(catalogue.db.url, { env: { ...env, HTTP_CACHE_MAX_AGE_SECONDS: '45', HTTP_CACHE_SHARED_MAX_AGE_SECONDS: '600' } });
   });
   afterAll(async () => {
     await client?.close();
   });
 
   it.each([
-    ['{ product(id: "1") { name } }', 'public, max-age=60'],
-    ['{ product(id: "1") { name styles { photos { url } } } }', 'public, max-age=60'],
-    ['{ product(id: "1") { name styles { skus { size quantity } } } }', 'public, max-age=10'],
-    ['{ products(count: 2) { id } }', 'public, max-age=30'],
-    ['{ __typename }', 'no-store'],
-  ])('%s → %s', async (query, expected) => {
-    const response = await post(client, { query });
+    ['{ product(id: "1") { name } }', 'public, max-age=45, s-maxage=60'],
+    ['{ product(id: "1") { name styles { photos { url } } } }', 'public, max-age=45, s-maxage=60'],
+    ['{ product(id: "1") { name styles { skus { size quantity } } } }', 'public, max-age=10, s-maxage=10'],
+    ['{ products(count: 2) { id } }', 'public, max-age=30, s-maxage=30'],
+    ['{ __typename }', 'no-cache'],
+  ])('GET %s → %s', async (query, expected) => {
+    const response = await get(client, query);
     expect(response.status).toBe(200);
     expect(response.cacheControl).toBe(expected);
+  });
+
+  it('a POST is never reusable (only GET answers are)', async () => {
+    expect((await post(client, { query: '{ product(id: "1") { name } }' })).cacheControl).toBe('no-store');
   });
 
   it('never lets a mutation or an error be cached', async () => {
@@ -63,7 +75,8 @@ describe('automatic persisted queries', () => {
       const response = await hashOnlyGet(client, '2');
       expect(response.statusCode).toBe(200);
       expect(JSON.parse(response.body).data.product.id).toBe('2');
-      expect(response.headers['cache-control']).toBe('public, max-age=60');
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.headers.etag).toMatch(/^"[\w-]+"$/);
     } finally {
       await client.close();
     }

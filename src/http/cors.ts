@@ -1,0 +1,33 @@
+// Cross-origin browsers (README "CORS"), through @fastify/cors. The API
+// authenticates by header (Authorization or X-API-Key), never by cookie, so
+// a page on another origin can only act with a key it was given: `*` is the
+// default, credentials (cookies, TLS client certificates) only for a listed
+// origin (config.ts refuses them with `*`).
+import fastifyCors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import type { CorsConfig } from '../config.ts';
+
+/**
+ * Response headers a script on another origin may read: the request id to
+ * quote, conditional requests, rate limits, the cache and statement counters,
+ * an idempotent replay.
+ */
+export const EXPOSED_HEADERS = [
+  'x-request-id', 'etag', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after',
+  'x-cache', 'x-sql-statements', 'idempotent-replayed',
+] as const;
+
+export async function registerCors(app: FastifyInstance, config: CorsConfig): Promise<void> {
+  if (config.origins === false) return;
+  await app.register(fastifyCors, {
+    origin: config.origins,
+    credentials: config.credentials,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    // Any request header a preflight asks for (allowedHeaders unset: reflected):
+    // no header grants anything by itself being present.
+    exposedHeaders: [...EXPOSED_HEADERS],
+    maxAge: config.maxAgeSeconds,
+    // A plain OPTIONS (no Origin) is answered like a preflight, not with a 400.
+    strictPreflight: false,
+  });
+}

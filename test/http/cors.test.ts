@@ -1,0 +1,80 @@
+// CORS by HTTP (test/http/browser.test.ts has Chromium apply it): the default
+// `*`, an allowlist with Vary: Origin, credentials only where configured, off.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPOSED_HEADERS } from '../../src/http/cors.ts';
+import { createTestCatalogue, createTestClient, type TestCatalogue } from '../support/catalogue-app.ts';
+
+let catalogue: TestCatalogue;
+beforeAll(async () => {
+  catalogue = await createTestCatalogue({ scale: 0.0001 });
+});
+afterAll(async () => {
+  await catalogue?.dispose();
+});
+
+const ORIGIN = 'https://shop.example.com';
+const preflight = (path: string, origin = ORIGIN) => ({
+  method: 'OPTIONS' as const, url: path,
+  headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,if-match,x-api-key' },
+});
+
+async function withClient(env: Record<string, string>, run: (client: Awaited<ReturnType<typeof createTestClient>>) => Promise<void>) {
+  const client = await createTestClient(catalogue.db.url, { env });
+  try {
+    await run(client);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('CORS', () => {
+  it('by default: any origin, every route, no credentials; the headers a client needs exposed', async () => {
+    await withClient({}, async (client) => {
+      for (const url of ['/graphql', '/products/1', '/products']) {
+        const answer = await client.app.inject(preflight(url));
+        expect(answer.statusCode).toBe(204);
+        expect(answer.headers['access-control-allow-origin']).toBe('*');
+        expect(answer.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PUT, DELETE');
+        expect(answer.headers['access-control-allow-headers']).toBe('content-type,if-match,x-api-key');
+        expect(answer.headers['access-control-max-age']).toBe('600');
+        expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
+      }
+      const read = await client.app.inject({ method: 'GET', url: '/products/1', headers: { origin: ORIGIN } });
+      expect(read.headers['access-control-allow-origin']).toBe('*');
+      expect(read.headers['access-control-expose-headers']).toBe(EXPOSED_HEADERS.join(', '));
+      for (const name of ['x-request-id', 'etag', 'ratelimit-remaining', 'retry-after']) expect(EXPOSED_HEADERS).toContain(name);
+      // `*` answers the same to every origin: nothing to vary on.
+      expect(read.headers.vary ?? '').not.toMatch(/Origin/);
+    });
+  });
+
+  it('an allowlist: listed origins echoed, with Vary: Origin; others get no CORS headers', async () => {
+    await withClient({ CORS_ORIGINS: `${ORIGIN},http://localhost:3000` }, async (client) => {
+      const allowed = await client.app.inject({ method: 'GET', url: '/products/1', headers: { origin: 'http://localhost:3000' } });
+      expect(allowed.headers['access-control-allow-origin']).toBe('http://localhost:3000');
+      expect(allowed.headers.vary).toMatch(/\bOrigin\b/);
+      const other = await client.app.inject({ method: 'GET', url: '/products/1', headers: { origin: 'https://evil.example' } });
+      expect(other.statusCode).toBe(200);
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+      expect(other.headers.vary).toMatch(/\bOrigin\b/);
+      const graphql = await client.app.inject({ method: 'GET', url: '/graphql?query=%7B__typename%7D', headers: { origin: ORIGIN, accept: 'application/json' } });
+      expect(graphql.headers.vary).toBe('Origin, Accept');
+    });
+  });
+
+  it('credentials only when configured, for listed origins', async () => {
+    await withClient({ CORS_ORIGINS: ORIGIN, CORS_CREDENTIALS: 'on' }, async (client) => {
+      const answer = await client.app.inject(preflight('/graphql'));
+      expect(answer.headers['access-control-allow-origin']).toBe(ORIGIN);
+      expect(answer.headers['access-control-allow-credentials']).toBe('true');
+    });
+  });
+
+  it('CORS_ORIGINS=off: no CORS headers, and OPTIONS is not a route', async () => {
+    await withClient({ CORS_ORIGINS: 'off' }, async (client) => {
+      const read = await client.app.inject({ method: 'GET', url: '/products/1', headers: { origin: ORIGIN } });
+      expect(read.headers['access-control-allow-origin']).toBeUndefined();
+      expect((await client.app.inject(preflight('/graphql'))).statusCode).toBe(404);
+    });
+  });
+});

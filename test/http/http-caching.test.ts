@@ -1,0 +1,212 @@
+// HTTP caching for browsers and CDNs (src/http/http-caching.ts), by HTTP
+// alone; test/http/browser-caching.test.ts does it again in Chromium.
+// Strong ETags on every cacheable answer, 304 without SQL from the response
+// cache, `no-cache` by default, Vary on what the answer depends on, surrogate
+// keys naming the products shown, and the purge hook called after every
+// write with the tags the response cache dropped.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+
+let catalogue: TestCatalogue;
+beforeAll(async () => {
+  catalogue = await createTestCatalogue();
+});
+afterAll(async () => {
+  await catalogue?.dispose();
+});
+
+const PRODUCT_QUERY = '{ product(id: "3") { id name styles { name skus { size quantity } } related { id } } }';
+const graphqlGet = (query: string) => `/graphql?query=${encodeURIComponent(query)}`;
+
+/** A stand-in CDN purge API: records every call; answers with the next queued status (200 when none). */
+class PurgeReceiver {
+  readonly calls: { tags: string[]; surrogateKey: string | undefined; authorization: string | undefined }[] = [];
+  readonly statuses: number[] = [];
+  private server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => { body += chunk; });
+    request.on('end', () => {
+      const status = this.statuses.shift() ?? 200;
+      if (status === 200) {
+        this.calls.push({ tags: (JSON.parse(body) as { tags: string[] }).tags, surrogateKey: request.headers['surrogate-key'] as string | undefined, authorization: request.headers.authorization });
+      }
+      response.writeHead(status, { 'content-type': 'application/json' }).end('{"success":true}');
+    });
+  });
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/purge`;
+  }
+  /** Every tag received so far. */
+  tags(): string[] {
+    return this.calls.flatMap((call) => call.tags);
+  }
+  async waitFor(tags: string[], timeoutMs = 5_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!tags.every((tag) => this.tags().includes(tag))) {
+      if (Date.now() > deadline) throw new Error(`purge of ${tags.join(' ')} never arrived (got ${JSON.stringify(this.calls)})`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('defaults, response cache on', () => {
+  let client: TestClient;
+  beforeAll(async () => {
+    client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it.each([
+    ['GraphQL GET', graphqlGet(PRODUCT_QUERY)],
+    ['REST detail', '/products/3'],
+    ['REST styles', '/products/3/styles'],
+    ['REST related', '/products/3/related'],
+    ['REST list', '/products?page=1&count=3'],
+  ])('%s: no-cache, a strong ETag, and If-None-Match is a 304 without a body or SQL', async (_name, url) => {
+    const first = await client.app.inject({ method: 'GET', url, headers: { accept: 'application/json' } });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.headers['cache-control']).toBe('no-cache');
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const again = await client.app.inject({ method: 'GET', url, headers: { accept: 'application/json', 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.etag).toBe(etag);
+    expect(again.headers['x-cache']).toBe('hit');
+    expect(again.headers['x-sql-statements']).toBe('0');
+    // A list of tags, one of them weak, matches too (RFC 9110 weak comparison); another tag does not.
+    expect((await client.app.inject({ method: 'GET', url, headers: { accept: 'application/json', 'if-none-match': `"nope", W/${etag}` } })).statusCode).toBe(304);
+    expect((await client.app.inject({ method: 'GET', url, headers: { accept: 'application/json', 'if-none-match': '"nope"' } })).statusCode).toBe(200);
+  });
+
+  it('GraphQL answers vary on Accept; the ETag is the bytes sent: another media type, another tag', async () => {
+    const asJson = await client.app.inject({ method: 'GET', url: graphqlGet(PRODUCT_QUERY), headers: { accept: 'application/json' } });
+    const asGraphql = await client.app.inject({ method: 'GET', url: graphqlGet(PRODUCT_QUERY), headers: { accept: 'application/graphql-response+json' } });
+    for (const response of [asJson, asGraphql]) expect(response.headers.vary).toMatch(/\bAccept\b/);
+    expect(asJson.headers['content-type']).toContain('application/json');
+    expect(asGraphql.headers['content-type']).toContain('application/graphql-response+json');
+  });
+
+  it('surrogate keys name the products an answer shows, related ones included, in the response cache tags', async () => {
+    const response = await client.app.inject({ method: 'GET', url: graphqlGet(PRODUCT_QUERY), headers: { accept: 'application/json' } });
+    const related = (JSON.parse(response.body) as { data: { product: { related: { id: string }[] } } }).data.product.related.map((product) => `p:${product.id}`);
+    const keys = (response.headers['surrogate-key'] as string).split(' ');
+    expect(keys).toEqual(expect.arrayContaining(['p:3', ...related]));
+    expect((response.headers['cache-tag'] as string).split(',').sort()).toEqual([...keys].sort());
+    const list = await client.app.inject({ method: 'GET', url: '/products?page=1&count=3' });
+    expect((list.headers['surrogate-key'] as string).split(' ')).toEqual(expect.arrayContaining(['listing', 'p:1', 'p:2', 'p:3']));
+    // From the response cache too (the loaders read nothing on a hit).
+    const hit = await client.app.inject({ method: 'GET', url: graphqlGet(PRODUCT_QUERY), headers: { accept: 'application/json' } });
+    expect(hit.headers['x-cache']).toBe('hit');
+    expect((hit.headers['surrogate-key'] as string).split(' ').sort()).toEqual([...keys].sort());
+  });
+
+  it('after a write the same request gets the new answer, under a new ETag', async () => {
+    const before = await client.app.inject({ method: 'GET', url: '/products/4' });
+    const etag = before.headers.etag as string;
+    const put = await client.app.inject({ method: 'PUT', url: '/products/4', payload: { name: 'Renamed for the ETag test' } });
+    expect(put.statusCode).toBe(200);
+    const after = await client.app.inject({ method: 'GET', url: '/products/4', headers: { 'if-none-match': etag } });
+    expect(after.statusCode).toBe(200);
+    expect(JSON.parse(after.body).name).toBe('Renamed for the ETag test');
+    expect(after.headers.etag).not.toBe(etag);
+  });
+
+  it('no error answer, POST or mutation is reusable: no-store, no ETag', async () => {
+    const answers = [
+      await client.app.inject({ method: 'GET', url: '/products/abc' }),
+      await client.app.inject({ method: 'GET', url: graphqlGet('{ product(id: "abc") { id } }') }),
+      await client.app.inject({ method: 'GET', url: graphqlGet('{ nope }') }),
+      await client.app.inject({ method: 'POST', url: '/graphql', payload: { query: '{ product(id: "3") { id } }' } }),
+      await client.app.inject({ method: 'POST', url: '/graphql', payload: { query: 'mutation { deleteProduct(id: "999999") }' } }),
+    ];
+    for (const response of answers) {
+      expect(response.headers['cache-control'], response.body).toBe('no-store');
+      expect(response.headers.etag).toBeUndefined();
+    }
+  });
+});
+
+describe('configured lifetimes, and reads that need a key', () => {
+  let client: TestClient;
+  beforeAll(async () => {
+    client = await createTestClient(catalogue.db.url, {
+      env: { HTTP_CACHE_MAX_AGE_SECONDS: '20', HTTP_CACHE_SHARED_MAX_AGE_SECONDS: '3600', API_KEYS_FOR_READS: 'required' },
+    });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('max-age and s-maxage where configured, never past the schema hint of what is shown', async () => {
+    const detail = await client.app.inject({ method: 'GET', url: '/products/3' });
+    expect(detail.headers['cache-control']).toBe('public, max-age=20, s-maxage=60');
+    // Styles show stock levels: the Sku hint (10 s) bounds both.
+    const styles = await client.app.inject({ method: 'GET', url: '/products/3/styles' });
+    expect(styles.headers['cache-control']).toBe('public, max-age=10, s-maxage=10');
+    const list = await client.app.inject({ method: 'GET', url: '/products' });
+    expect(list.headers['cache-control']).toBe('public, max-age=20, s-maxage=30');
+  });
+
+  it('vary on the credentials when reads need a key (and on Accept for GraphQL)', async () => {
+    const rest = await client.app.inject({ method: 'GET', url: '/products/3' });
+    expect(rest.headers.vary).toBe('Authorization, X-API-Key');
+    const graphql = await client.app.inject({ method: 'GET', url: graphqlGet('{ product(id: "3") { id } }') });
+    expect(graphql.headers.vary).toBe('Accept, Authorization, X-API-Key');
+    const anonymous = await client.injectAnonymous({ method: 'GET', url: '/products/3' });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
+
+describe('CDN purge hook', () => {
+  let client: TestClient;
+  let receiver: PurgeReceiver;
+  beforeAll(async () => {
+    receiver = new PurgeReceiver();
+    const url = await receiver.start();
+    client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on', CDN_PURGE_URL: url, CDN_PURGE_TOKEN: 'purge-secret-1' } });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await receiver?.close();
+  });
+
+  it('every write, REST or GraphQL, purges the tags the response cache dropped, with the token', async () => {
+    const put = await client.app.inject({ method: 'PUT', url: '/products/5', payload: { slogan: 'purged' } });
+    expect(put.statusCode).toBe(200);
+    await receiver.waitFor(['p:5']);
+    expect(receiver.tags()).not.toContain('listing');
+    const mutation = await client.post('mutation { updateProduct(id: "6", input: { slogan: "purged too" }) { id } }');
+    expect(mutation.body.errors).toBeUndefined();
+    await receiver.waitFor(['p:6']);
+    const created = await client.app.inject({ method: 'POST', url: '/products', payload: { name: 'n', slogan: 's', description: 'd', category: 'c', default_price: '1' } });
+    expect(created.statusCode).toBe(201);
+    const id = (JSON.parse(created.body) as { id: number }).id;
+    await receiver.waitFor([`p:${id}`, 'listing']);
+    // Deleting a product changes those that list it as related too.
+    const { product_id: referencing, related_product_id: target } = await catalogue.direct.one<{ product_id: number; related_product_id: number }>(
+      'SELECT current_product_id AS product_id, related_product_id FROM related WHERE related_product_id <> current_product_id AND current_product_id > 10 AND related_product_id > 10 ORDER BY id LIMIT 1');
+    expect((await client.app.inject({ method: 'DELETE', url: `/products/${target}` })).statusCode).toBe(204);
+    await receiver.waitFor([`p:${target}`, `p:${referencing}`]);
+    for (const call of receiver.calls) {
+      expect(call.authorization).toBe('Bearer purge-secret-1');
+      expect(call.surrogateKey).toBe(call.tags.join(' '));
+    }
+  });
+
+  it('a purge the CDN fails is retried until it goes through', async () => {
+    receiver.statuses.push(503, 500);
+    const put = await client.app.inject({ method: 'PUT', url: '/products/7', payload: { slogan: 'retried' } });
+    expect(put.statusCode).toBe(200);
+    await receiver.waitFor(['p:7'], 10_000);
+    expect(receiver.statuses).toEqual([]);
+  });
+});
