@@ -4,9 +4,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import { loadConfig } from './config.ts';
 import { runCommand } from './commands/run.ts';
-import { openDatabase } from './db/database.ts';
-import { migrate } from './db/migrate.ts';
-import { catalogueIsEmpty, loadSampleCatalogue } from './db/sample.ts';
+import { openDatabase } from './db/server/open-database.ts';
+import { migrate } from './db/server/migrate.ts';
+import { catalogueIsEmpty, loadSampleCatalogue } from './etl/sample.ts';
 import { startServer } from './server.ts';
 import { serveClusterMetrics } from './observability/cluster-metrics.ts';
 import { drain, DrainTimeout, stopAccepting } from './http/drain.ts';

@@ -1,10 +1,10 @@
 // The body of a benchmark or soak write (PUT /products/:id): a new name and
 // 1-4 features replacing the product's, from the words the catalogue
-// generator uses (etl/generate/vocabulary.ts), so written products look like
+// generator uses (src/etl/generate/vocabulary.ts), so written products look like
 // the loaded ones. No k6 or Node imports: the k6 scripts and npm run bench's
-// sampled requests (k6/bench/sample-requests.ts) both use it;
-// k6/wrk/rest-update-features.lua sends bodies of the same shape.
-import { ADJECTIVES, CATEGORIES, FEATURES, NOUNS } from '../../etl/generate/vocabulary.ts';
+// sampled requests (bench/lib/sample-requests.ts) both use it;
+// bench/wrk/rest-update-features.lua sends bodies of the same shape.
+import { ADJECTIVES, CATEGORIES, FEATURES, NOUNS } from '../../src/etl/generate/vocabulary.ts';
 
 export interface ProductUpdate {
   name: string;

@@ -3,7 +3,7 @@
 // named prepared statement on plain `pg`, like the catalogue reads (see
 // src/catalog/queries.ts for why), and the key resolver caches it.
 import type pg from 'pg';
-import type { Prisma } from '../db/prisma.ts';
+import type { Prisma } from '../db/pool/pool.ts';
 import { type ActiveApiKey, generateApiKey } from './api-keys.ts';
 
 export interface ApiKeyRecord extends ActiveApiKey {

@@ -18,7 +18,7 @@
 // instance stamps on shared cache entries and on the changes it hears are
 // comparable within a few milliseconds whatever the hosts' own clocks say.
 import pg from 'pg';
-import type { Statement, TransactionClient } from '../db/transaction.ts';
+import type { Statement, TransactionClient } from '../db/writes/transaction.ts';
 
 export const CHANGE_CHANNEL = 'catalogue_changes';
 

@@ -2,7 +2,7 @@
 // return the rows for all of them in one statement, and the page queries.
 // Loaders batch one request's keys into the keyed queries, and concurrent
 // requests' batches of the same query share one statement
-// (src/db/coalesced-reads.ts); nothing else reads the catalogue tables.
+// (src/db/reads/coalesced-reads.ts); nothing else reads the catalogue tables.
 //
 // Reads use plain `pg` with named prepared statements rather than Prisma: on
 // this hot path Prisma costs about 200 µs of CPU per query against 45 µs for
@@ -12,11 +12,11 @@
 // batch size and no batch can approach the bind-parameter limit. Writes are
 // named statements too (src/catalog/write-statements.ts, run by service.ts
 // in transactions on the primary's pool). Which server answers (the primary or a read
-// replica) is up to `Reads` (src/db/reads.ts).
+// replica) is up to `Reads` (src/db/reads/read-routes.ts).
 import type pg from 'pg';
-import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '../db/coalesced-reads.ts';
-import type { StatementCounter } from '../db/prisma.ts';
-import type { Reads } from '../db/reads.ts';
+import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '../db/reads/coalesced-reads.ts';
+import type { StatementCounter } from '../db/pool/pool.ts';
+import type { Reads } from '../db/reads/read-routes.ts';
 import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types.ts';
 
 export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';

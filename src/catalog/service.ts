@@ -1,4 +1,4 @@
-// Writes to the catalogue. Each runs in one transaction (src/db/transaction.ts)
+// Writes to the catalogue. Each runs in one transaction (src/db/writes/transaction.ts)
 // that first locks the product row it changes, then writes in one statement
 // (src/catalog/write-statements.ts); after it commits, listeners (the
 // response cache, listing pages, read replicas' positions) hear which
@@ -10,7 +10,7 @@
 // one more.
 import type pg from 'pg';
 import { notifyProductsChanged } from '../cache/change-feed.ts';
-import { Transactions, type TransactionClient } from '../db/transaction.ts';
+import { Transactions, type TransactionClient } from '../db/writes/transaction.ts';
 import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.ts';
 import type { Feature, Product } from './types.ts';
 import { NotFoundError, type ProductWrite } from './validation.ts';

@@ -6,7 +6,7 @@
 // holder committed (READ COMMITTED takes a new snapshot per statement).
 // Features arrive as one JSON array parameter, however many there are.
 import { notifyOne } from '../cache/change-feed.ts';
-import type { Statement } from '../db/transaction.ts';
+import type { Statement } from '../db/writes/transaction.ts';
 import { productColumns } from './queries.ts';
 
 /** A named statement: each connection prepares it once (names are the read statements' own otherwise). */

@@ -1,7 +1,7 @@
 // npm run db:migrate — applies pending migrations to DATABASE_URL (or the embedded server).
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
-import { migrate } from '../db/migrate.ts';
+import { openDatabase } from '../db/server/open-database.ts';
+import { migrate } from '../db/server/migrate.ts';
 import { runCommand } from './run.ts';
 
 runCommand(async () => {

@@ -5,9 +5,9 @@
 import { parseArgs } from 'node:util';
 import { type ApiKeyRecord, ApiKeyStore } from '../auth/key-store.ts';
 import { loadConfig } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
-import { connectDatabase } from '../db/prisma.ts';
-import { queryOnce } from '../db/query-once.ts';
+import { openDatabase } from '../db/server/open-database.ts';
+import { connectDatabase } from '../db/pool/pool.ts';
+import { queryOnce } from '../db/pool/query-once.ts';
 import { runCommand, UsageError } from './run.ts';
 
 const USAGE = [

@@ -8,7 +8,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { NotFoundError, ValidationError } from '../catalog/validation.ts';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/failures/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 import { LIMIT_CODES } from './limits/limit-error.ts';
 import { tokenLimitError } from './limits/token-limit.ts';

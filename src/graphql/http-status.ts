@@ -16,8 +16,8 @@
 //   (401, 405, 406, 413, 415, 429) are HTTP's own and stay as they are.
 import { type ApolloServerPlugin, HeaderMap, type HTTPGraphQLRequest } from '@apollo/server';
 import Negotiator from 'negotiator';
-import { CONTENTION_RETRY_AFTER_SECONDS } from '../db/transaction.ts';
-import { RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
+import { CONTENTION_RETRY_AFTER_SECONDS } from '../db/writes/transaction.ts';
+import { RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 
 /** The media types Apollo Server chooses among for a single result, in its order of preference. */

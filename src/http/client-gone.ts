@@ -2,7 +2,7 @@
 // timed out and node:http answered 408 and closed the socket, or the client
 // hung up). Reading its body fails with a socket error ("aborted",
 // ECONNRESET) that looks like a lost database connection to the classifier
-// in src/db/unavailable.ts: it is the client's doing, nothing to answer and
+// in src/db/failures/unavailable.ts: it is the client's doing, nothing to answer and
 // nothing to alert on.
 import type { FastifyRequest } from 'fastify';
 

@@ -5,8 +5,8 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type pg from 'pg';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { BatchObserver, LoaderName } from '../catalog/loaders.ts';
-import type { CoalescingObserver } from '../db/coalesced-reads.ts';
-import type { StatementCounter } from '../db/prisma.ts';
+import type { CoalescingObserver } from '../db/reads/coalesced-reads.ts';
+import type { StatementCounter } from '../db/pool/pool.ts';
 import { ANONYMOUS_OPERATION, INVALID_OPERATION, type OperationRecord } from './graphql-operations.ts';
 import { Counter, type CounterSeries, Histogram, type HistogramSeries } from './instruments.ts';
 

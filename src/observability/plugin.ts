@@ -10,7 +10,7 @@ import cluster from 'node:cluster';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ResponseCache } from '../cache/response-cache.ts';
-import type { Database } from '../db/prisma.ts';
+import type { Database } from '../db/pool/pool.ts';
 import { type AdminAccess, metricsRefusal } from './admin-access.ts';
 import { ClusterMetrics } from './cluster-metrics.ts';
 import type { CatalogueMetrics } from './metrics.ts';

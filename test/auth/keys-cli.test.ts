@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryOnce as query } from '../../src/db/query-once.ts';
+import { queryOnce as query } from '../../src/db/pool/query-once.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -4,7 +4,7 @@
 // for reads, and revocation takes effect once the lookup cache expires.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/key-store.ts';
-import { connectDatabase, type Database } from '../../src/db/prisma.ts';
+import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { createTestApiKey, createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 

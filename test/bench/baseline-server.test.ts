@@ -1,9 +1,9 @@
-// The benchmark's baseline handler (k6/baseline-server.ts) answers what the
+// The benchmark's baseline handler (bench/baseline-server.ts) answers what the
 // API answers for GET /products/:id/styles, including the legacy placeholders
 // and unknown ids, with one SQL statement; so the k6 rest-styles scenario
 // measures it unchanged and the ratios compare like with like.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startBaseline } from '../../k6/bench/server-process.ts';
+import { type ServerProcess, startBaseline } from '../../bench/lib/server-process.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
 describe('baseline handler', () => {

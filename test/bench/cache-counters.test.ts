@@ -2,9 +2,9 @@
 // own cache lookups at /healthz (tagged with its pid), and the bench adds up
 // every worker's counters, so no request goes uncounted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hitRatio, readCacheCounters } from '../../k6/bench/cache-counters.ts';
-import { freshGet } from '../../k6/bench/fresh-get.ts';
-import { type ServerProcess, startApi } from '../../k6/bench/server-process.ts';
+import { hitRatio, readCacheCounters } from '../../bench/lib/cache-counters.ts';
+import { freshGet } from '../../bench/lib/fresh-get.ts';
+import { type ServerProcess, startApi } from '../../bench/lib/server-process.ts';
 import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 
 describe('cache counters of every worker', () => {

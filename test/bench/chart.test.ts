@@ -1,9 +1,9 @@
 // The latency-against-rate chart: panels, where the points land (log scale for
 // latency), a self-contained SVG, and a PNG that actually shows it.
 import { describe, expect, it } from 'vitest';
-import { latencyChart } from '../../k6/bench/chart.ts';
-import { renderPng } from '../../k6/bench/png.ts';
-import { BASELINE, type BenchRow } from '../../k6/bench/report.ts';
+import { latencyChart } from '../../bench/lib/chart.ts';
+import { renderPng } from '../../bench/lib/png.ts';
+import { BASELINE, type BenchRow } from '../../bench/lib/report.ts';
 import { benchRow } from './rows.ts';
 
 const rows: BenchRow[] = [

@@ -1,9 +1,9 @@
-// The soak's final check (k6/bench/consistency.ts) on a small catalogue and
+// The soak's final check (bench/lib/consistency.ts) on a small catalogue and
 // the real server: written products are found by their versions, an API that
 // agrees with the database passes, and one that shows something else (a
 // stale cached answer after a change behind its back) is caught, field by field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiAnswer, compareWithDatabase, differences, highestVersion, productsToCheck, type StoredProduct } from '../../k6/bench/consistency.ts';
+import { type ApiAnswer, compareWithDatabase, differences, highestVersion, productsToCheck, type StoredProduct } from '../../bench/lib/consistency.ts';
 import { randomProductUpdate } from '../../k6/lib/product-update.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 

@@ -6,8 +6,8 @@
 // accepts it and one address gets its burst of 600, then 429s.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NGINX_CONF, type RunningNginx, renderNginxConfig, requestsPerUpstream, startNginx, withPublicLimits } from '../../k6/bench/nginx.ts';
-import { type ServerProcess, startApi } from '../../k6/bench/server-process.ts';
+import { NGINX_CONF, type RunningNginx, renderNginxConfig, requestsPerUpstream, startNginx, withPublicLimits } from '../../bench/lib/nginx.ts';
+import { type ServerProcess, startApi } from '../../bench/lib/server-process.ts';
 import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 import { establishedConnections, nginxAvailable } from '../support/nginx.ts';
 

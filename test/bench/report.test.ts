@@ -1,10 +1,10 @@
 // npm run bench's arithmetic and parsing, on made-up figures: the command
 // line, the generators' outputs, ratios to the baseline, the table.
 import { describe, expect, it } from 'vitest';
-import { k6Measurement } from '../../k6/bench/k6.ts';
-import { durationSeconds, estimatedSeconds, measuredRuns, parsePlan } from '../../k6/bench/plan.ts';
-import { BASELINE, type BenchRow, markdownTable, ratios, sortRows, textTable } from '../../k6/bench/report.ts';
-import { wrkMeasurement } from '../../k6/bench/wrk.ts';
+import { k6Measurement } from '../../bench/lib/k6.ts';
+import { durationSeconds, estimatedSeconds, measuredRuns, parsePlan } from '../../bench/lib/plan.ts';
+import { BASELINE, type BenchRow, markdownTable, ratios, sortRows, textTable } from '../../bench/lib/report.ts';
+import { wrkMeasurement } from '../../bench/lib/wrk.ts';
 import { benchRow } from './rows.ts';
 
 describe('the command line', () => {

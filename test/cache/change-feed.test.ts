@@ -6,8 +6,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeFeed, changePayloads, type FeedChange, notifyProductsChanged, parsePayload } from '../../src/cache/change-feed.ts';
-import { connectDatabase, type Database } from '../../src/db/prisma.ts';
-import { Transactions } from '../../src/db/transaction.ts';
+import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
+import { Transactions } from '../../src/db/writes/transaction.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 const quiet = () => {};

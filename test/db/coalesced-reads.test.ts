@@ -1,13 +1,13 @@
-// Keyed reads of concurrent requests share statements (src/db/coalesced-reads.ts),
+// Keyed reads of concurrent requests share statements (src/db/reads/coalesced-reads.ts),
 // and each request still gets exactly its rows and its statement count.
 // Real Postgres, real pools; "requests" are statement-counting scopes, as the
 // server makes them.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogQueries, type Feature } from '../../src/catalog/queries.ts';
-import { CoalescedReads, type KeyedStatement, MAX_COALESCED_KEYS } from '../../src/db/coalesced-reads.ts';
-import { connectDatabase, type Database } from '../../src/db/prisma.ts';
-import { poolReads, type ReadRoute, type Reads } from '../../src/db/reads.ts';
+import { CoalescedReads, type KeyedStatement, MAX_COALESCED_KEYS } from '../../src/db/reads/coalesced-reads.ts';
+import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
+import { poolReads, type ReadRoute, type Reads } from '../../src/db/reads/read-routes.ts';
 import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 
 let catalogue: TestCatalogue;

@@ -1,6 +1,6 @@
 // WAL positions as Postgres prints them ("16/B374D848") and as bigints.
 import { describe, expect, it } from 'vitest';
-import { formatLsn, parseLsn } from '../../src/db/lsn.ts';
+import { formatLsn, parseLsn } from '../../src/db/reads/wal-position.ts';
 
 describe('WAL positions', () => {
   it('reads both hexadecimal halves, past 2^53, and prints them back', () => {

@@ -1,4 +1,4 @@
-// The offline migration runner (src/db/migrate.ts). It must leave the same
+// The offline migration runner (src/db/server/migrate.ts). It must leave the same
 // `_prisma_migrations` bookkeeping as `prisma migrate deploy`, refuse to run
 // over a migration that was edited after being applied, and never leave half a
 // migration behind.
@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR, MigrationError, migrate } from '../../src/db/migrate.ts';
+import { MIGRATIONS_DIR, MigrationError, migrate } from '../../src/db/server/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { queryOnce as query } from '../../src/db/query-once.ts';
+import { queryOnce as query } from '../../src/db/pool/query-once.ts';
 
 const INIT = '20261121000000_init';
 /** Every migration in the repository, in the order they apply. */

@@ -1,12 +1,12 @@
 // Catalogue reads are prepared once per connection and planned once too: with
-// the session settings of src/db/session-settings.ts, Postgres keeps one
+// the session settings of src/db/pool/session-settings.ts, Postgres keeps one
 // generic plan per statement instead of re-planning every execution (which it
 // does for `= ANY($1::int[])` statements under its default plan_cache_mode).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CatalogQueries } from '../../src/catalog/queries.ts';
-import { connectDatabase, type Database } from '../../src/db/prisma.ts';
-import { poolReads } from '../../src/db/reads.ts';
-import { withSessionSettings } from '../../src/db/session-settings.ts';
+import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
+import { poolReads } from '../../src/db/reads/read-routes.ts';
+import { withSessionSettings } from '../../src/db/pool/session-settings.ts';
 import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
 
 let catalogue: TestCatalogue;

@@ -5,10 +5,10 @@
 // instance), and reads keep working while the standby is down.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { queryOnce } from '../../src/db/query-once.ts';
-import type { ReadRouterStatus } from '../../src/db/read-router.ts';
-import { Replica } from '../../src/db/replica.ts';
-import { freePort } from '../../src/util/free-port.ts';
+import { queryOnce } from '../../src/db/pool/query-once.ts';
+import type { ReadRouterStatus } from '../../src/db/reads/replica-router.ts';
+import { Replica } from '../../src/db/reads/replica.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 import { createTestCatalogue, createTestClient, DirectDb, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis } from '../support/redis.ts';
 import { type ReplicatedPostgres, startReplicatedPostgres } from '../support/replication.ts';

@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Manifest, generateCatalogue } from '../../etl/generate/generate.ts';
+import { type Manifest, generateCatalogue } from '../../src/etl/generate/generate.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { queryOnce as query } from '../../src/db/query-once.ts';
+import { queryOnce as query } from '../../src/db/pool/query-once.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
-const LOAD = 'etl/load/cli.ts';
-const GENERATE = 'etl/generate/cli.ts';
+const LOAD = 'src/etl/load/cli.ts';
+const GENERATE = 'src/etl/generate/cli.ts';
 
 const FILE_NAMES = ['product.csv', 'features.csv', 'styles.csv', 'photos.csv', 'skus.csv', 'related.csv'] as const;
 const TABLE_OF_FILE: Record<(typeof FILE_NAMES)[number], keyof Manifest['expected']> = {

@@ -1,4 +1,4 @@
-// The legacy-format generator (etl/generate): deterministic bytes, the exact
+// The legacy-format generator (src/etl/generate): deterministic bytes, the exact
 // legacy file format, row counts that follow the scale, and every dirty-data
 // quirk present in the files exactly as often as the manifest says. Everything
 // is checked against the files on disk, never against the generator's own
@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Manifest, generateCatalogue, readManifest } from '../../etl/generate/generate.ts';
-import { FULL_SCALE_ROWS } from '../../etl/generate/plan.ts';
+import { type Manifest, generateCatalogue, readManifest } from '../../src/etl/generate/generate.ts';
+import { FULL_SCALE_ROWS } from '../../src/etl/generate/plan.ts';
 
 type FileName = 'product' | 'features' | 'styles' | 'photos' | 'skus' | 'related';
 const FILES: FileName[] = ['product', 'features', 'styles', 'photos', 'skus', 'related'];

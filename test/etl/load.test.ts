@@ -5,11 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCatalogue, type Manifest } from '../../etl/generate/generate.ts';
-import { LoadError, loadCatalogue } from '../../etl/load/load.ts';
+import { generateCatalogue, type Manifest } from '../../src/etl/generate/generate.ts';
+import { LoadError, loadCatalogue } from '../../src/etl/load/load.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { findSchemaDrift } from '../support/schema-drift.ts';
-import { queryOnce } from '../../src/db/query-once.ts';
+import { queryOnce } from '../../src/db/pool/query-once.ts';
 
 // Rows as plain records (this file destructures counts and statuses).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -2,7 +2,7 @@
 // with which values, and which are rejected with which reason.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalogue, type LoadSummary } from '../../etl/load/load.ts';
+import { loadCatalogue, type LoadSummary } from '../../src/etl/load/load.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { writeFixture } from '../support/fixtures.ts';
 

@@ -9,7 +9,7 @@
 // bounded by the connect timeout.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/db/unavailable.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/db/failures/unavailable.ts';
 import { createTestCatalogue, createTestClient, EXECUTORS, type GraphQLResponse, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 import { HeldLocks, lockWaiters } from '../support/locks.ts';

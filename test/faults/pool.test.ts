@@ -6,7 +6,7 @@
 // waits on a lock for longer than DATABASE_STATEMENT_TIMEOUT_MS is cancelled
 // by Postgres and answers 503, leaving nothing written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/db/unavailable.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/db/failures/unavailable.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { HeldLocks, lockWaiters } from '../support/locks.ts';
 

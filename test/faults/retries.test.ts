@@ -7,7 +7,7 @@
 // DATABASE_LOCK_TIMEOUT_MS: the write is given up with a 503 and Retry-After
 // (REST and GraphQL), and nothing is written.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { isLockTimeout, isWriteConflict } from '../../src/db/transaction.ts';
+import { isLockTimeout, isWriteConflict } from '../../src/db/writes/transaction.ts';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { HeldLocks, lockWaiters } from '../support/locks.ts';
 

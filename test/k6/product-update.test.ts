@@ -1,5 +1,5 @@
 // The bodies the write benchmark and the mixed soak send (k6/lib/product-update.ts,
-// and k6/wrk/rest-update-features.lua in the same shape) are valid updates:
+// and bench/wrk/rest-update-features.lua in the same shape) are valid updates:
 // a new name and 1-4 distinct features, accepted by the API's own validation unchanged.
 import { describe, expect, it } from 'vitest';
 import { MAX_UPDATE_FEATURES, randomProductUpdate } from '../../k6/lib/product-update.ts';

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { configProblems } from '../support/config-problems.ts';
 import { startServer } from '../../src/server.ts';
-import { freePort } from '../../src/util/free-port.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 import { startApiProcess } from '../support/api-process.ts';
 import { createTestClient, type NodeEnv, type TestClient } from '../support/catalogue-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';

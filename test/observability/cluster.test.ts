@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort } from '../../src/util/free-port.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { Scrape } from '../support/prometheus.ts';
 

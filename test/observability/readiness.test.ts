@@ -4,7 +4,7 @@
 // (bounded by READINESS_TIMEOUT_MS), never hangs; /healthz stays 200.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/util/free-port.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 import { createTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { PostgresProcess } from '../support/postgres-process.ts';

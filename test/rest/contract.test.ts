@@ -199,7 +199,7 @@ async function coalescedReads(): Promise<{ statements: number; requests: number 
 describe('concurrent reads', () => {
   it('answer every request with its own product, byte for byte, at one statement each, when requests share statements', async () => {
     // 40 requests at once over three routes: their keyed reads share statements
-    // (src/db/coalesced-reads.ts); none may see another's rows.
+    // (src/db/reads/coalesced-reads.ts); none may see another's rows.
     const ids = (await catalogue.direct.rows<{ id: number }>('SELECT id FROM products ORDER BY id LIMIT 40 OFFSET 7')).map((row) => row.id);
     const urls = ids.map((id, i) => [`/products/${id}/styles`, `/products/${id}`, `/products/${id}/related`][i % 3]!);
     const before = await coalescedReads();

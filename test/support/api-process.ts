@@ -3,7 +3,7 @@
 // several processes sharing one cache).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../../src/util/free-port.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 
 /** The admin token every process is started with (unless `env` sets its own): in production, /healthz details need it. */
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';

@@ -8,13 +8,13 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import pg from 'pg';
-import { generateCatalogue, type Manifest } from '../../etl/generate/generate.ts';
-import { loadCatalogue } from '../../etl/load/load.ts';
+import { generateCatalogue, type Manifest } from '../../src/etl/generate/generate.ts';
+import { loadCatalogue } from '../../src/etl/load/load.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildServer, type App } from '../../src/server.ts';
 import type { LogDestination } from '../../src/observability/logging.ts';
 import { ApiKeyStore } from '../../src/auth/key-store.ts';
-import { connectDatabase } from '../../src/db/prisma.ts';
+import { connectDatabase } from '../../src/db/pool/pool.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 /** The scale and seed every GraphQL test file uses: about 500 products. */

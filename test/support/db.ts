@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { migrate } from '../../src/db/migrate.ts';
+import { migrate } from '../../src/db/server/migrate.ts';
 
 export interface TestDatabase {
   url: string;

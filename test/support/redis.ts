@@ -3,7 +3,7 @@
 // never skip in CI: there, a missing binary is a failure.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { freePort } from '../../src/util/free-port.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 
 export function redisAvailable(): boolean {
   const found = spawnSync('redis-server', ['--version']).status === 0;

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { queryOnce } from '../../src/db/query-once.ts';
-import { freePort } from '../../src/util/free-port.ts';
+import { queryOnce } from '../../src/db/pool/query-once.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 import { postgresUserIds } from './postgres-binaries.ts';
 import { type ServerProcess, startServerProcess } from './server-process.ts';
 

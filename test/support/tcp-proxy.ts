@@ -3,7 +3,7 @@
 // refused) and restore it, or point it at another server (a failover behind
 // one address, as a virtual IP or a DNS switch does).
 import net from 'node:net';
-import { freePort } from '../../src/util/free-port.ts';
+import { freePort } from '../../bench/lib/free-port.ts';
 
 export class TcpProxy {
   readonly port: number;

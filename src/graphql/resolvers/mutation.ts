@@ -6,7 +6,7 @@ import { IdempotencyKeyReused, parseIdempotencyKey } from '../../catalog/idempot
 import type { CatalogLoaders } from '../../catalog/loaders.ts';
 import { type ProductCreate, VersionMismatch, type WrittenProduct } from '../../catalog/service.ts';
 import { ValidationError, validateProductWrite } from '../../catalog/validation.ts';
-import { WriteContention } from '../../db/transaction.ts';
+import { WriteContention } from '../../db/writes/transaction.ts';
 import { badInput, idempotencyKeyReused, versionConflict, writeContention } from '../errors.ts';
 import { parseId } from '../ids.ts';
 

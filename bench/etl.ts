@@ -1,0 +1,170 @@
+// npm run bench:etl -- --scale <f> [--seed <n>] [--regenerate]
+//
+// Generates (or reuses) legacy files at the given scale, loads them with the
+// real loader (a child process, exactly as an operator runs it), then times a
+// bare Postgres COPY of the same clean rows into unindexed tables, and prints
+// both with their ratio. Runs on a separate `<database>_bench` database so it
+// never touches the catalogue you are working with.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { loadConfig } from '../src/config.ts';
+import { UsageError, runCommand } from '../src/commands/run.ts';
+import { ensureBenchDatabase } from './lib/bench-database.ts';
+import { openDatabase } from '../src/db/server/open-database.ts';
+import { readMigrations } from '../src/db/server/migrate.ts';
+import { generateCatalogue, readManifest } from '../src/etl/generate/generate.ts';
+import type { LoadSummary } from '../src/etl/load/load.ts';
+import { TABLES } from '../src/etl/load/tables.ts';
+
+const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--regenerate]';
+
+function runLoader(databaseUrl: string, dir: string, summaryFile: string): Promise<void> {
+  const loader = path.resolve(import.meta.dirname, 'load/cli.ts');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--max-old-space-size=128', '--max-semi-space-size=8', loader, '--dir', dir, '--replace', '--summary-json', summaryFile], {
+      stdio: 'inherit', env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`data:load exited with ${code}`))));
+  });
+}
+
+type Baseline = 'unindexed' | 'migrated';
+
+/**
+ * Times a bare COPY of the exported clean rows, two streams at a time, into
+ * fresh tables: either with no keys or indexes at all (the floor: pure ingest),
+ * or created by the migrations, keys, indexes and foreign keys in place (what
+ * `\copy` of clean files into the schema costs).
+ */
+async function bareCopy(databaseUrl: string, cleanDir: string, baseline: Baseline): Promise<number> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 3 });
+  try {
+    await pool.query('DROP SCHEMA IF EXISTS bench_bare CASCADE; CREATE SCHEMA bench_bare');
+    if (baseline === 'unindexed') {
+      for (const spec of TABLES) await pool.query(`CREATE TABLE bench_bare.${spec.table} (LIKE public.${spec.table} INCLUDING DEFAULTS)`);
+    } else {
+      const client = await pool.connect();
+      try {
+        await client.query('SET search_path = bench_bare');
+        for (const migration of readMigrations()) await client.query(migration.sql);
+      } finally {
+        client.release();
+      }
+    }
+    // Parents first when foreign keys are live; biggest first otherwise.
+    const order = baseline === 'migrated'
+      ? [['products'], ['features', 'styles', 'related'], ['photos', 'skus']]
+      : [[...TABLES].sort((a, b) => fs.statSync(path.join(cleanDir, b.table)).size - fs.statSync(path.join(cleanDir, a.table)).size).map((t) => t.table)];
+    const started = performance.now();
+    for (const group of order) {
+      const queue = [...group];
+      await Promise.all([0, 1].map(async () => {
+        for (let table = queue.shift(); table; table = queue.shift()) {
+          const spec = TABLES.find((t) => t.table === table)!;
+          const client = await pool.connect();
+          try {
+            await pipeline(fs.createReadStream(path.join(cleanDir, table)), client.query(copyFrom(`COPY bench_bare.${table} (${spec.columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`)));
+          } finally {
+            client.release();
+          }
+        }
+      }));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    await pool.query('DROP SCHEMA bench_bare CASCADE');
+    return seconds;
+  } finally {
+    await pool.end();
+  }
+}
+
+async function exportClean(databaseUrl: string, cleanDir: string): Promise<void> {
+  fs.mkdirSync(cleanDir, { recursive: true });
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (const spec of TABLES) {
+      await pipeline(client.query(copyTo(`COPY public.${spec.table} (${spec.columns.join(', ')}) TO STDOUT WITH (FORMAT csv)`)), fs.createWriteStream(path.join(cleanDir, spec.table)));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+runCommand(async () => {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { scale: { type: 'string', default: '0.01' }, seed: { type: 'string', default: '1' }, regenerate: { type: 'boolean', default: false } } }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+  }
+  const scale = Number(values.scale);
+  const seed = Number(values.seed);
+  if (!Number.isFinite(scale) || scale <= 0 || scale > 10) throw new UsageError(`--scale must be a number above 0 and at most 10\n${USAGE}`);
+  if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
+  const config = loadConfig();
+  const dir = path.join(config.dataDir, 'bench', `scale-${scale}`);
+  const results: Record<string, number | string | null> = { scale, seed, dir };
+
+  const manifest = readManifest(dir);
+  if (!values.regenerate && manifest?.scale === scale && manifest.seed === seed) {
+    console.log(`reusing the files in ${dir} (use --regenerate to time generation)`);
+    results.generateSeconds = null;
+  } else {
+    console.log(`generating scale ${scale} into ${dir}`);
+    const started = performance.now();
+    await generateCatalogue({ scale, seed, out: dir });
+    results.generateSeconds = (performance.now() - started) / 1000;
+  }
+
+  const database = await openDatabase(config, console.log);
+  try {
+    const { url: bench, name } = await ensureBenchDatabase(database.url);
+    console.log(`\nloading into database ${name}`);
+    const summaryFile = path.join(dir, 'load-summary.json');
+    const loadStarted = performance.now();
+    await runLoader(bench, dir, summaryFile);
+    results.loadSeconds = (performance.now() - loadStarted) / 1000;
+    const summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as LoadSummary;
+    results.loaderPeakMemoryMb = summary.peakMemoryMb;
+    results.rows = summary.files.reduce((n, f) => n + f.loaded, 0);
+
+    console.log('\nexporting the clean rows for the bare COPY baseline');
+    const cleanDir = path.join(dir, 'clean');
+    await exportClean(bench, cleanDir);
+    console.log('timing a bare COPY of the same rows into the migrated tables (keys, indexes, foreign keys in place)');
+    results.bareCopyMigratedSeconds = await bareCopy(bench, cleanDir, 'migrated');
+    console.log('timing a bare COPY of the same rows into unindexed tables (no keys, no checks)');
+    results.bareCopyUnindexedSeconds = await bareCopy(bench, cleanDir, 'unindexed');
+    fs.rmSync(cleanDir, { recursive: true, force: true });
+  } finally {
+    await database.close();
+  }
+
+  const load = results.loadSeconds as number;
+  const migrated = results.bareCopyMigratedSeconds as number;
+  const unindexed = results.bareCopyUnindexedSeconds as number;
+  results.ratio = load / migrated;
+  results.ratioToUnindexed = load / unindexed;
+  const gen = results.generateSeconds;
+  const rows = [
+    ['generation', gen === null ? 'reused' : `${(gen as number).toFixed(1)} s`, 'target < 120 s at scale 1'],
+    ['full load (parse, clean, COPY, keys, FKs, ANALYZE, swap)', `${load.toFixed(1)} s`, 'target < 300 s at scale 1'],
+    ['bare COPY, same clean rows, into the migrated schema', `${migrated.toFixed(1)} s`, ''],
+    ['ratio full load / bare COPY into the migrated schema', `${results.ratio.toFixed(2)}x`, 'target <= 1.5x'],
+    ['bare COPY, same clean rows, into unindexed tables', `${unindexed.toFixed(1)} s`, 'the floor: ingest only'],
+    ['ratio full load / bare COPY into unindexed tables', `${results.ratioToUnindexed.toFixed(2)}x`, ''],
+    ['loader peak memory', `${results.loaderPeakMemoryMb} MB`, 'target < 300 MB'],
+    ['rows loaded', (results.rows as number).toLocaleString('en-US'), ''],
+  ];
+  const width = Math.max(...rows.map((r) => r[0]!.length));
+  console.log(`\nETL benchmark, scale ${scale}, seed ${seed}`);
+  for (const [label, value, target] of rows) console.log(`${label!.padEnd(width)}  ${value!.padStart(10)}  ${target}`);
+  fs.writeFileSync(path.join(config.dataDir, 'bench', `etl-scale-${scale}.json`), `${JSON.stringify(results, null, 2)}\n`);
+});

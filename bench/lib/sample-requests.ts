@@ -1,0 +1,86 @@
+// The requests each scenario sends, made from Node: to register the persisted
+// query before a hash-only run, and to sample SQL statements per request from
+// the x-sql-statements header when the generator did not record it (wrk, or
+// a k6 scenario without the sql_statements trend).
+import crypto from 'node:crypto';
+import { randomProductUpdate } from '../../k6/lib/product-update.ts';
+import { BenchError } from './bench-error.ts';
+import { freshGet } from './fresh-get.ts';
+
+export const PRODUCT_WITH_STYLES = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
+export const PRODUCT_WITH_STYLES_HASH = crypto.createHash('sha256').update(PRODUCT_WITH_STYLES).digest('hex');
+
+/**
+ * Registers the nested query's text under its hash, so hash-only requests
+ * work. Without Redis each cluster worker keeps its own APQ store, so it is
+ * registered on fresh connections, several per worker (node:cluster hands
+ * connections out round robin), until every worker has it.
+ */
+export async function registerPersistedQuery(baseUrl: string, workers = 1): Promise<void> {
+  const params = new URLSearchParams({
+    query: PRODUCT_WITH_STYLES,
+    variables: JSON.stringify({ id: '1' }),
+    extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }),
+  });
+  for (let i = 0; i < 4 * workers; i++) {
+    const response = await freshGet(`${baseUrl}/graphql?${params}`);
+    if (response.status !== 200) throw new Error(`registering the persisted query failed: HTTP ${response.status}`);
+  }
+}
+
+/** What the sampled requests are drawn from, and the run's API key for the writes. */
+export interface SampleTarget {
+  idMax: number;
+  products: number;
+  /** The run's API key; only the write scenarios need it. */
+  apiKey: string | undefined;
+}
+
+/** A PUT like the write scenario's: a new name and 1-4 new features; anything but 200 with an ETag stops the bench. */
+async function sampleUpdate(baseUrl: string, id: string, apiKey: string | undefined): Promise<Response> {
+  if (apiKey === undefined) throw new BenchError('a write scenario without an API key');
+  const response = await fetch(`${baseUrl}/products/${id}`, {
+    method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify(randomProductUpdate()),
+  });
+  if (response.status !== 200 || !/^"\d+"$/.test(response.headers.get('etag') ?? '')) {
+    throw new BenchError(`a sampled PUT /products/${id} answered ${response.status} (ETag ${response.headers.get('etag')}): ${(await response.text()).slice(0, 200)}`);
+  }
+  return response;
+}
+
+/** One request of `scenario` for a random product id up to idMax (a random page for listings). */
+function sampleRequest(scenario: string, baseUrl: string, { idMax, products, apiKey }: SampleTarget): Promise<Response> {
+  const id = String(1 + Math.floor(Math.random() * idMax));
+  switch (scenario) {
+    case 'graphql-apq': {
+      // The same GET the wrk script sends (same cache key).
+      const params = new URLSearchParams({
+        operationName: 'ProductWithStyles',
+        variables: JSON.stringify({ id }),
+        extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }),
+      });
+      return fetch(`${baseUrl}/graphql?${params}`);
+    }
+    case 'graphql-product-styles':
+      return fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: PRODUCT_WITH_STYLES, variables: { id } }) });
+    case 'rest-products-page':
+      return fetch(`${baseUrl}/products?page=${1 + Math.floor(Math.random() * Math.ceil(products / 5))}&count=5`);
+    case 'rest-update-features':
+      // BEGIN, the row lock, the update with its features, COMMIT: 4.
+      return sampleUpdate(baseUrl, id, apiKey);
+    default:
+      return fetch(`${baseUrl}/products/${id}/styles`);
+  }
+}
+
+/** Mean x-sql-statements over 50 requests like the scenario's. */
+export async function sampleStatements(scenario: string, baseUrl: string, target: SampleTarget): Promise<number> {
+  const samples = 50;
+  let sum = 0;
+  for (let i = 0; i < samples; i++) {
+    const response = await sampleRequest(scenario, baseUrl, target);
+    await response.arrayBuffer();
+    sum += Number(response.headers.get('x-sql-statements'));
+  }
+  return sum / samples;
+}

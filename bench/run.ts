@@ -1,0 +1,132 @@
+// npm run bench -- [--scale <f>] [--generator k6|wrk] [--workers 1,2] [--cache off,memory,redis]
+//                   [--rate 500,1000,2000 | --connections 4,16,64] [--duration 15s] [--scenario <name> ...] [--hot <n>]
+//
+// Builds k6 if it is missing (or uses wrk, a much lighter generator: on two
+// shared cores k6 itself takes as much CPU as the server), makes sure a
+// catalogue of the requested scale is loaded in the `<database>_bench`
+// database (and, when a write scenario is named, creates an API key there for
+// it), then for each worker count: measures the baseline handler
+// (bench/baseline-server.ts), and for each cache mode starts the API and
+// measures each scenario at each load step. Prints one table (rate, latency
+// percentiles, errors, SQL per request, cache hit ratio, ratios to the
+// baseline) and saves results.json, table.md, chart.svg and chart.png under
+// .data/bench/results/<time>/. Details: bench/lib/.
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { runCommand } from '../src/commands/run.ts';
+import { openDatabase } from '../src/db/server/open-database.ts';
+import { createBenchApiKey } from './lib/api-key.ts';
+import { BenchError } from './lib/bench-error.ts';
+import { hitRatio, readCacheCounters } from './lib/cache-counters.ts';
+import { ensureBenchCatalogue } from './lib/catalogue.ts';
+import { ensureK6, runK6 } from './lib/k6.ts';
+import { type Load, type Measurement, loadLabel } from './lib/measurement.ts';
+import { BASELINE_SCRIPT, type BenchPlan, WARMUP_SECONDS, WRITE_SCENARIOS, estimatedSeconds, measuredRuns, parsePlan } from './lib/plan.ts';
+import { BASELINE, type BenchRow, RATIO_NOTE, sortRows, textTable } from './lib/report.ts';
+import { type RunInfo, newResultsDir, saveChart, saveResults } from './lib/results.ts';
+import { PRODUCT_WITH_STYLES_HASH, registerPersistedQuery, sampleStatements } from './lib/sample-requests.ts';
+import { type CacheMode, type ServerProcess, startApi, startBaseline } from './lib/server-process.ts';
+import { runWrk } from './lib/wrk.ts';
+
+interface Target {
+  server: ServerProcess;
+  /** The scenario name in the table (BASELINE for the baseline handler). */
+  scenario: string;
+  /** The k6 scenario / wrk script it is measured with. */
+  script: string;
+  workers: number;
+  cache: CacheMode | null;
+}
+
+runCommand(async () => {
+  const plan = parsePlan(process.argv.slice(2));
+  const config = loadConfig();
+  const k6 = plan.generator === 'k6' ? ensureK6() : '';
+  console.log(`${measuredRuns(plan)} measured runs of ${plan.duration}: about ${Math.ceil(estimatedSeconds(plan) / 60)} minutes`);
+  const database = await openDatabase(config, console.log);
+  const startedAt = new Date();
+  const resultsDir = newResultsDir(config.dataDir, startedAt);
+  const rows: BenchRow[] = [];
+  let info: RunInfo | undefined;
+  let revokeKey: (() => Promise<void>) | undefined;
+  try {
+    const catalogue = await ensureBenchCatalogue(database.url, plan.scale, config.dataDir);
+    // Random ids over the whole catalogue, or over a hot set of the first N ids.
+    const idMax = plan.hot === undefined ? catalogue.maxId : Math.min(plan.hot, catalogue.maxId);
+    info = { plan, startedAt, products: catalogue.products, summary: describe(plan, catalogue.products) };
+    const runInfo = info;
+    // The write scenarios' key, in the bench database the API will run on.
+    const apiKey = plan.scenarios.some((s) => WRITE_SCENARIOS.has(s)) ? await createBenchApiKey(catalogue.url, `bench ${startedAt.toISOString()}`) : undefined;
+    revokeKey = apiKey?.revoke;
+    if (apiKey) console.log(`writes send API key ${apiKey.prefix}… (revoked at the end) and change names and features of random products of the bench catalogue`);
+    const baseEnv = {
+      ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(catalogue.products), MAX_VUS: '400', APQ_HASH: PRODUCT_WITH_STYLES_HASH, PROFILE: 'load',
+      ...(apiKey ? { API_KEY: apiKey.secret } : {}),
+    };
+
+    /** One generator run of `target` at `load`; its raw output goes to raw/<file>. */
+    const generate = (target: Target, load: Load, duration: string, file: string): Measurement => {
+      const env = { ...baseEnv, BASE_URL: target.server.url };
+      const output = path.join(resultsDir, 'raw', file);
+      return 'rate' in load
+        ? runK6(k6, target.script, { ...env, RATE: String(load.rate), DURATION: duration }, `${output}.json`)
+        : runWrk(target.script, env, load.connections, duration, `${output}.txt`);
+    };
+
+    const measure = async (target: Target) => {
+      const name = `${target.scenario}-w${target.workers}${target.cache ? `-${target.cache}` : ''}`;
+      const setup = `${target.workers} worker${target.workers === 1 ? '' : 's'}${target.cache ? `, cache ${target.cache}` : ''}`;
+      if (target.scenario === 'graphql-apq') await registerPersistedQuery(target.server.url, target.workers);
+      console.log(`${target.scenario} (${setup}): warming up`);
+      generate(target, plan.generator === 'k6' ? { rate: 200 } : plan.loads[0]!, `${WARMUP_SECONDS}s`, `${name}-warmup`);
+      for (const load of plan.loads) {
+        console.log(`${target.scenario} (${setup}): ${loadLabel(load)} for ${plan.duration}`);
+        const counting = target.cache !== null && target.cache !== 'off';
+        const before = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
+        const file = `${name}-${loadLabel(load).replace(/\W+/g, '')}`;
+        const measured = generate(target, load, plan.duration, file);
+        if (!target.server.running()) throw new BenchError(`the server under ${target.scenario} (${setup}) exited during the run at ${loadLabel(load)}; figures so far in ${resultsDir}`);
+        const after = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
+        rows.push({
+          ...measured,
+          sql: measured.sql ?? await sampleStatements(target.script, target.server.url, { idMax, products: catalogue.products, apiKey: apiKey?.secret }),
+          scenario: target.scenario, workers: target.workers, cache: target.cache, load,
+          hitRatio: before && after ? hitRatio(before, after) : null,
+          raw: path.join('raw', `${file}.${'rate' in load ? 'json' : 'txt'}`),
+        });
+        saveResults(resultsDir, runInfo, rows);
+      }
+    };
+
+    for (const workers of plan.workers) {
+      const baseline = await startBaseline({ databaseUrl: catalogue.url, workers, poolSize: config.databasePoolSize });
+      try {
+        await measure({ server: baseline, scenario: BASELINE, script: BASELINE_SCRIPT, workers, cache: null });
+      } finally {
+        await baseline.stop();
+      }
+      for (const cache of plan.cacheModes) {
+        const api = await startApi({ databaseUrl: catalogue.url, workers, cache, redisUrl: config.redisUrl, env: { DATABASE_POOL_SIZE: String(config.databasePoolSize) } });
+        try {
+          for (const scenario of plan.scenarios) await measure({ server: api, scenario, script: scenario, workers, cache });
+        } finally {
+          await api.stop();
+        }
+      }
+    }
+  } finally {
+    await revokeKey?.().catch((error: unknown) => console.log(`could not revoke the bench API key: ${(error as Error).message}`));
+    await database.close();
+  }
+  if (!info) return;
+  saveChart(resultsDir, info, rows);
+  console.log(`\n${info.summary}\n${textTable(sortRows(rows, plan.scenarios))}`);
+  console.log(RATIO_NOTE);
+  console.log(`\nresults.json, table.md, chart.svg, chart.png and raw generator output in ${resultsDir}`);
+});
+
+function describe(plan: BenchPlan, products: number): string {
+  const hot = plan.hot === undefined ? '' : `, hot set of ${plan.hot} ids`;
+  return `scale ${plan.scale} (${products.toLocaleString('en-US')} products${hot}), ${os.cpus().length} cores, ${plan.generator} on the same machine, ${plan.duration} per run, API in production mode`;
+}
