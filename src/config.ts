@@ -44,6 +44,10 @@ export interface HttpCacheConfig {
 export interface Config {
   cors: CorsConfig;
   httpCache: HttpCacheConfig;
+  /** PGOPTIONS: the operator's Postgres session options, kept after the API's own (session-settings.ts). */
+  pgOptions: string | undefined;
+  /** Set by the primary for its cluster workers (CATALOGUE_WORKER_DATABASE_URL): the database it opened. */
+  workerDatabaseUrl: string | undefined;
   /** Postgres to use; undefined means "start the embedded server". */
   databaseUrl: string | undefined;
   /**
@@ -53,6 +57,12 @@ export interface Config {
   databaseReplicaUrls: string[];
   /** How often each replica's replay position and health are polled. */
   databaseReplicaCheckMs: number;
+  /** A replica that does not accept a connection within this long counts as down. */
+  databaseReplicaConnectTimeoutMs: number;
+  /** A replica that does not answer a statement within this long counts as down. */
+  databaseReplicaQueryTimeoutMs: number;
+  /** How often listing page anchors are rebuilt for products created or deleted elsewhere (src/catalog/pages.ts). */
+  listingRefreshMs: number;
   /** Root of local state (embedded Postgres data, sample CSVs). Git-ignored. */
   dataDir: string;
   embeddedPostgresPort: number;
@@ -204,6 +214,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The variable the primary sets for its cluster workers: the database URL it opened (src/main.ts). */
+export const WORKER_DATABASE_URL = 'CATALOGUE_WORKER_DATABASE_URL';
 
 class Reader {
   readonly problems: string[] = [];
@@ -365,6 +378,8 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
   const developmentOnly = nodeEnv === 'development' ? 'on' : 'off';
   const config: Config = {
+    pgOptions: read.string('PGOPTIONS', '') || undefined,
+    workerDatabaseUrl: read.optionalUrl(WORKER_DATABASE_URL, ['postgres:', 'postgresql:']),
     cors: {
       origins: read.origins('CORS_ORIGINS', '*'),
       credentials: read.oneOf('CORS_CREDENTIALS', 'off', ['on', 'off'] as const) === 'on',
@@ -379,6 +394,9 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrls: read.urlList('DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
     databaseReplicaCheckMs: read.integer('DATABASE_REPLICA_CHECK_MS', 1000, 10, 60_000),
+    databaseReplicaConnectTimeoutMs: read.integer('DATABASE_REPLICA_CONNECT_TIMEOUT_MS', 1_000, 10, 60_000),
+    databaseReplicaQueryTimeoutMs: read.integer('DATABASE_REPLICA_QUERY_TIMEOUT_MS', 5_000, 10, 3_600_000),
+    listingRefreshMs: read.integer('LISTING_REFRESH_MS', 30_000, 100, 3_600_000),
     dataDir: path.resolve(read.string('DATA_DIR', '.data')),
     embeddedPostgresPort: read.integer('EMBEDDED_PG_PORT', 54329, 1024, 65535),
     embeddedPostgresSharedBuffers: read.memorySize('EMBEDDED_PG_SHARED_BUFFERS', '2GB'),

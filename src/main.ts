@@ -2,7 +2,7 @@
 // sample data on an empty embedded database, then the HTTP server: in this
 // process, or in WORKERS worker processes sharing the port (node:cluster).
 import cluster, { type Worker } from 'node:cluster';
-import { loadConfig } from './config.ts';
+import { loadConfig, WORKER_DATABASE_URL } from './config.ts';
 import { runCommand } from './commands/run.ts';
 import { openDatabase } from './db/server/open-database.ts';
 import { migrate } from './db/server/migrate.ts';
@@ -30,7 +30,8 @@ function waitForSignal(): Promise<string> {
 /** A worker: serve until told to stop, then drain. The primary owns the database setup. */
 async function runWorker(): Promise<void> {
   const config = loadConfig();
-  const databaseUrl = process.env.CATALOGUE_WORKER_DATABASE_URL as string;
+  const databaseUrl = config.workerDatabaseUrl;
+  if (!databaseUrl) throw new Error('a worker needs the database URL its primary hands it (CATALOGUE_WORKER_DATABASE_URL)');
   // Listening from the start: a signal that arrives while the server is still
   // starting stops it as soon as it is up, cleanly, instead of killing it
   // half-registered with the primary (which would strand a handed-off connection).
@@ -130,7 +131,7 @@ async function runPrimary(): Promise<void> {
   // /metrics on any worker shows every worker's metrics added up.
   serveClusterMetrics();
   let stopping = false;
-  const fork = () => cluster.fork({ CATALOGUE_WORKER_DATABASE_URL: database.url });
+  const fork = () => cluster.fork({ [WORKER_DATABASE_URL]: database.url });
   for (let i = 0; i < config.workers; i++) fork();
   // Workers tell each other when products were created or deleted (listing pages shift).
   cluster.on('message', (sender, message: unknown) => {

@@ -122,6 +122,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     queueTimeoutMs: config.databasePoolQueueTimeoutMs,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     lockTimeoutMs: config.databaseLockTimeoutMs,
+    pgOptions: config.pgOptions,
   });
   const service = new CatalogService(database.pool, { idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
 
@@ -150,7 +151,10 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     maxOperationNames: config.metricsMaxOperationNames,
   });
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
-  const pages = new ProductPages(queries, cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined);
+  const pages = new ProductPages(queries, {
+    refreshMs: config.listingRefreshMs,
+    sharedVersion: cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined,
+  });
   if (feed) {
     // Any instance's write, this one's included, heard once it committed:
     // whatever showed those products is not served from the cache any more,

@@ -3,7 +3,8 @@
 // is kept in memory; a page seeks to the anchor before its first position and
 // skips fewer than ANCHOR_SPACING rows from there. The anchors are rebuilt
 // (one index-only scan of the primary key) at once after a product is created
-// or deleted through this process, and in the background every REFRESH_MS for
+// or deleted through this process, and in the background every `refreshMs`
+// (LISTING_REFRESH_MS) for
 // changes made elsewhere (another instance, a reload), serving the previous
 // anchors meanwhile so no request waits for a periodic rebuild. With a shared
 // cache, a version that every instance bumps on create/delete is checked on
@@ -12,7 +13,6 @@ import { AsyncResource } from 'node:async_hooks';
 import type { CatalogQueries, Product } from './queries.ts';
 
 export const ANCHOR_SPACING = 1000;
-const REFRESH_MS = 30_000;
 
 export class ProductPages {
   private readonly queries: CatalogQueries;
@@ -22,10 +22,12 @@ export class ProductPages {
 
   private readonly sharedVersion: (() => Promise<number | undefined>) | undefined;
   private builtForVersion: number | undefined;
+  private readonly refreshMs: number;
 
-  constructor(queries: CatalogQueries, sharedVersion?: () => Promise<number | undefined>) {
+  constructor(queries: CatalogQueries, options: { refreshMs: number; sharedVersion?: () => Promise<number | undefined> }) {
     this.queries = queries;
-    this.sharedVersion = sharedVersion;
+    this.sharedVersion = options.sharedVersion;
+    this.refreshMs = options.refreshMs;
   }
 
   /** Builds the anchors now (at start-up), so no request waits for them. */
@@ -63,7 +65,7 @@ export class ProductPages {
       building.catch(() => { if (this.anchors === building) this.anchors = undefined; });
       return building;
     }
-    if (!this.refreshing && Date.now() - this.builtAt > REFRESH_MS) {
+    if (!this.refreshing && Date.now() - this.builtAt > this.refreshMs) {
       const previous = this.anchors;
       this.refreshing = this.build().then(
         (fresh) => { if (this.anchors === previous) this.anchors = Promise.resolve(fresh); },

@@ -54,7 +54,7 @@ runCommand(async () => {
 
   const config = loadConfig();
   const handle = await openDatabase(config, (message) => console.error(message));
-  const database = connectDatabase(handle.url, { poolSize: 1 });
+  const database = connectDatabase(handle.url, { poolSize: 1, pgOptions: config.pgOptions });
   try {
     const [{ table: exists } = { table: null }] = await queryOnce<{ table: string | null }>(handle.url, `SELECT to_regclass('public.api_keys')::text AS table`);
     if (!exists) throw new UsageError('the database has no api_keys table yet: run npm run db:migrate first');

@@ -25,7 +25,8 @@ export class Progress {
   private drawnLines = 0;
   private lastDraw = 0;
 
-  constructor(stream: NodeJS.WriteStream = process.stderr, tty = Boolean(stream.isTTY) && process.env.CI === undefined) {
+  // A terminal gets a redrawn table; anything else (a log file, CI) a line every few seconds.
+  constructor(stream: NodeJS.WriteStream = process.stderr, tty = Boolean(stream.isTTY)) {
     this.stream = stream;
     this.tty = tty;
   }

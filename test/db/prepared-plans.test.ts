@@ -8,6 +8,7 @@ import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { poolReads } from '../../src/db/reads/read-routes.ts';
 import { withSessionSettings } from '../../src/db/pool/session-settings.ts';
 import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { loadConfig } from '../../src/config.ts';
 
 let catalogue: TestCatalogue;
 beforeAll(async () => { catalogue = await createTestCatalogue(); }, 120_000);
@@ -70,14 +71,8 @@ describe('withSessionSettings', () => {
   });
 
   it('takes PGOPTIONS into account when the URL has no options (the URL\'s would replace it)', () => {
-    const saved = process.env.PGOPTIONS;
-    process.env.PGOPTIONS = '-c search_path=shop';
-    try {
-      expect(new URL(withSessionSettings('postgresql://localhost/shop')).searchParams.get('options'))
-        .toBe('-c plan_cache_mode=force_generic_plan -c search_path=shop');
-    } finally {
-      if (saved === undefined) delete process.env.PGOPTIONS;
-      else process.env.PGOPTIONS = saved;
-    }
+    const { pgOptions } = loadConfig({ PGOPTIONS: '-c search_path=shop' });
+    expect(new URL(withSessionSettings('postgresql://localhost/shop', { pgOptions })).searchParams.get('options'))
+      .toBe('-c plan_cache_mode=force_generic_plan -c search_path=shop');
   });
 });

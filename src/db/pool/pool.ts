@@ -51,6 +51,8 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
   /** Postgres lock_timeout of every connection: the longest a statement waits for a row lock (55P03 then). */
   lockTimeoutMs?: number;
+  /** PGOPTIONS (config.pgOptions), kept after the API's own session settings. */
+  pgOptions?: string;
 }
 
 /** How much longer than statement_timeout the driver waits for a reply (a server that stopped answering altogether). */
@@ -72,7 +74,7 @@ export function boundedPoolConfig(url: string, options: PoolOptions): pg.PoolCon
     }
   }
   return {
-    connectionString: withSessionSettings(url, { lockTimeoutMs: options.lockTimeoutMs }),
+    connectionString: withSessionSettings(url, { lockTimeoutMs: options.lockTimeoutMs, pgOptions: options.pgOptions }),
     max: options.poolSize,
     Client: BoundedClient,
     // A peer that vanished without closing the socket (host down, cable cut) is noticed.

@@ -21,16 +21,18 @@ export interface SessionSettings {
    * Reads take no row locks; only DDL (a data:load swap) could make them wait.
    */
   lockTimeoutMs?: number;
+  /** The operator's PGOPTIONS (config.ts reads it): a URL's `options` would replace it, so it is merged here. */
+  pgOptions?: string;
 }
 
 /**
  * `url` with the session settings in its `options` parameter. Options already
- * in the URL (or in PGOPTIONS, which a URL's options would replace) come
+ * in the URL (or else `settings.pgOptions`, PGOPTIONS) come
  * after ours, so an operator's own `-c plan_cache_mode=…` still wins.
  */
 export function withSessionSettings(url: string, settings: SessionSettings = {}): string {
   const parsed = new URL(url);
-  const own = parsed.searchParams.get('options') ?? process.env.PGOPTIONS ?? '';
+  const own = parsed.searchParams.get('options') ?? settings.pgOptions ?? '';
   const ours = settings.lockTimeoutMs === undefined ? SESSION_OPTIONS : `${SESSION_OPTIONS} -c lock_timeout=${settings.lockTimeoutMs}`;
   parsed.searchParams.set('options', own.trim() === '' ? ours : `${ours} ${own.trim()}`);
   return parsed.toString();

@@ -8,13 +8,6 @@ import { ReadRouter } from './replica-router.ts';
 import { Replica, replicaName } from './replica.ts';
 import { SharedWritePosition } from './shared-write-position.ts';
 
-/**
- * A replica that does not accept a connection within this long, or answer a
- * statement, counts as down (its read goes to the primary): a host that
- * vanished must not hold requests for the operating system's TCP timeout.
- */
-const CONNECT_TIMEOUT_MS = 1_000;
-const QUERY_TIMEOUT_MS = 5_000;
 
 export interface ReplicaLog {
   warn(message: string, error?: unknown): void;
@@ -26,8 +19,11 @@ export async function connectReadReplicas(config: Config, database: Database, re
   const replicas = config.databaseReplicaUrls.map((url) => new Replica(
     replicaName(url),
     countedPool(database.statements, {
-      connectionString: withSessionSettings(url), max: config.databasePoolSize,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS,
+      connectionString: withSessionSettings(url, { pgOptions: config.pgOptions }), max: config.databasePoolSize,
+      // A replica that does not accept a connection or answer a statement in
+      // time counts as down (its read goes to the primary): a host that vanished
+      // must not hold requests for the operating system's TCP timeout.
+      connectionTimeoutMillis: config.databaseReplicaConnectTimeoutMs, query_timeout: config.databaseReplicaQueryTimeoutMs,
     }),
     (replica, error) => {
       if (replica.healthy) log.info(`read replica ${replica.name} is back: reads go to it again`);
