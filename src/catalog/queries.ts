@@ -18,6 +18,7 @@ import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '..
 import type { StatementCounter } from '../db/pool/pool.ts';
 import type { Reads } from '../db/reads/read-routes.ts';
 import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types.ts';
+import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from './style-shape.ts';
 
 export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';
 
@@ -29,7 +30,7 @@ export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } f
 export const productColumns = (table = '') =>
   `${table}id, ${table}name, ${table}slogan, ${table}description, ${table}category, ${table}default_price::text AS "defaultPrice", ${table}created_at AS "createdAt", ${table}updated_at AS "updatedAt", ${table}version::text AS version`;
 const PRODUCT_COLUMNS = productColumns();
-const STYLE_COLUMNS = `s.id, s.product_id AS "productId", s.name, s.sale_price AS "salePrice", s.original_price AS "originalPrice", s.is_default AS "isDefault"`;
+const STYLE_COLUMNS = selectList(STYLE_FIELDS, 's.');
 
 /** A keyed statement: its text, with `$1` the int[] of keys, and the key of each row it returns. */
 const keyed = <Row>(text: string, keyOf: (row: Row) => number): KeyedStatement<Row> => ({ text, keyOf });
@@ -51,8 +52,8 @@ const KEYED = {
     SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles
     FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
     WHERE p.id = ANY($1::int[])`, byId),
-  photosByStyleIds: keyed<PhotoRow>(`SELECT style_id AS "styleId", url, thumbnail_url AS "thumbnailUrl" FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
-  skusByStyleIds: keyed<SkuRow>(`SELECT style_id AS "styleId", id, size, quantity FROM skus WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
+  photosByStyleIds: keyed<PhotoRow>(`SELECT style_id AS "styleId", ${selectList(PHOTO_FIELDS)} FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
+  skusByStyleIds: keyed<SkuRow>(`SELECT style_id AS "styleId", ${selectList(SKU_FIELDS)} FROM skus WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
   relatedByProductIds: keyed<Related>(
     `SELECT current_product_id AS "currentProductId", related_product_id AS "relatedProductId" FROM related WHERE current_product_id = ANY($1::int[]) ORDER BY id`,
     (row) => row.currentProductId),

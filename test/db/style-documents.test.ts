@@ -3,36 +3,36 @@
 // what the normalized tables say.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from '../../src/catalog/style-shape.ts';
+import type { Photo, Sku, Style } from '../../src/catalog/types.ts';
 
 let catalogue: TestCatalogue;
 beforeAll(async () => { catalogue = await createTestCatalogue(); }, 120_000);
 afterAll(async () => { await catalogue?.dispose(); });
 
-interface StyleDocument {
-  id: number; productId: number; name: string; salePrice: string | null; originalPrice: string; isDefault: boolean;
-  photos: { url: string; thumbnailUrl: string }[];
-  skus: { id: number; size: string; quantity: number }[];
-}
+/** A style as the document holds it (the shape declared in src/catalog/style-shape.ts). */
+type StyleDocument = Required<Style>;
 
 /** The documents as assembled here from the tables, independently of the SQL function. */
 async function expectedDocuments(productIds: number[]): Promise<Map<number, StyleDocument[]>> {
   const db = catalogue.direct;
-  const styles = await db.rows<{ id: number; product_id: number; name: string; sale_price: string | null; original_price: string; is_default: boolean }>(
-    'SELECT id, product_id, name, sale_price, original_price, is_default FROM styles WHERE product_id = ANY($1) ORDER BY id', [productIds]);
+  // Every declared field, from its column (test/catalog/style-shape.test.ts checks the declaration against the function).
+  const styles = await db.rows(
+    `SELECT ${selectList(STYLE_FIELDS)} FROM styles WHERE product_id = ANY($1) ORDER BY id`, [productIds]) as unknown as Style[];
   const styleIds = styles.map((s) => s.id);
-  const photos = await db.rows<{ style_id: number; url: string; thumbnail_url: string }>(
-    'SELECT style_id, url, thumbnail_url FROM photos WHERE style_id = ANY($1) ORDER BY id', [styleIds]);
-  const skus = await db.rows<{ style_id: number; id: number; size: string; quantity: number }>(
-    'SELECT style_id, id, size, quantity FROM skus WHERE style_id = ANY($1) ORDER BY id', [styleIds]);
+  const photos = await db.rows(
+    `SELECT style_id, ${selectList(PHOTO_FIELDS)} FROM photos WHERE style_id = ANY($1) ORDER BY id`, [styleIds]) as unknown as (Photo & { style_id: number })[];
+  const skus = await db.rows(
+    `SELECT style_id, ${selectList(SKU_FIELDS)} FROM skus WHERE style_id = ANY($1) ORDER BY id`, [styleIds]) as unknown as (Sku & { style_id: number })[];
   const documents = new Map<number, StyleDocument[]>();
   for (const s of styles) {
-    const list = documents.get(s.product_id) ?? [];
+    const list = documents.get(s.productId) ?? [];
     list.push({
-      id: s.id, productId: s.product_id, name: s.name, salePrice: s.sale_price, originalPrice: s.original_price, isDefault: s.is_default,
-      photos: photos.filter((p) => p.style_id === s.id).map((p) => ({ url: p.url, thumbnailUrl: p.thumbnail_url })),
-      skus: skus.filter((k) => k.style_id === s.id).map((k) => ({ id: k.id, size: k.size, quantity: k.quantity })),
+      ...s,
+      photos: photos.filter((p) => p.style_id === s.id).map(({ style_id: _styleId, ...photo }) => photo),
+      skus: skus.filter((k) => k.style_id === s.id).map(({ style_id: _styleId, ...sku }) => sku),
     });
-    documents.set(s.product_id, list);
+    documents.set(s.productId, list);
   }
   return documents;
 }
