@@ -68,7 +68,7 @@ runCommand(async () => {
     throw new UsageError((error as Error).message);
   }
   const rate = Number(values.rate);
-  if (!(rate >= 1)) throw new UsageError('--rate <req/s> is required: half of the highest rate the stress profile met (see README)');
+  if (!(rate >= 1)) throw new UsageError('--rate <req/s> is required: half of the highest rate the stress profile met (see docs/performance.md)');
   const seconds = durationSeconds(values.duration);
   const warmup = durationSeconds(values.warmup);
   if (!(seconds > 0) || !(warmup >= 0) || warmup >= seconds) throw new UsageError('--duration and --warmup must be durations like 30m and 2m, the warm-up shorter');

@@ -3,7 +3,7 @@
 import net from 'node:net';
 import path from 'node:path';
 
-/** Abuse limits on GraphQL operations (README "GraphQL limits"); a request over any of them is a 400 naming it. */
+/** Abuse limits on GraphQL operations (docs/graphql.md "GraphQL limits"); a request over any of them is a 400 naming it. */
 export interface GraphQLLimits {
   /** Deepest field nesting (a leaf field counts as a level, as in graphql-armor). */
   maxDepth: number;
@@ -19,7 +19,7 @@ export interface GraphQLLimits {
   maxListLength: number;
 }
 
-/** Which browser origins may call the API (README "CORS"). */
+/** Which browser origins may call the API (docs/caching.md "CORS"). */
 export interface CorsConfig {
   /** `*`: any origin (never with credentials); a list: exactly these origins; false: no CORS headers. */
   origins: '*' | string[] | false;
@@ -29,7 +29,7 @@ export interface CorsConfig {
   maxAgeSeconds: number;
 }
 
-/** HTTP caching of read answers by browsers and CDNs (README "HTTP caching"). */
+/** HTTP caching of read answers by browsers and CDNs (docs/caching.md "HTTP caching"). */
 export interface HttpCacheConfig {
   /** max-age for browsers (0: `no-cache`, revalidate every time with the ETag); the schema's hints cap it. */
   maxAgeSeconds: number;

@@ -1,6 +1,6 @@
 // ProductDetailPage (k6/operations.graphql): a whole product page in one
 // operation (details, features, styles, related products' cards) for random ids.
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { send } from '../lib/calls.ts';
 import { randomId } from '../lib/catalogue.ts';
 import { productDetailPage } from '../lib/graphql.ts';

@@ -1,6 +1,6 @@
 // ProductWithStyles (k6/operations.graphql) over POST /graphql for random ids:
 // the nested product, with styles, photos and skus (project target: 2,000/s, p99 < 50 ms).
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { send } from '../lib/calls.ts';
 import { randomId } from '../lib/catalogue.ts';
 import { productWithStyles } from '../lib/graphql.ts';

@@ -1,6 +1,6 @@
 // ProductListingPage (k6/operations.graphql): a listing page of PAGE_SIZE
 // (default 20) product cards with their default style, for random pages.
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { send } from '../lib/calls.ts';
 import { lastPage, randomPage } from '../lib/catalogue.ts';
 import { config } from '../lib/config.ts';

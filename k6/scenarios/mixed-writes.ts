@@ -7,7 +7,7 @@
 // counts iterations per second. Needs API_KEY; every id in [ID_MIN, ID_MAX]
 // must exist. It changes the catalogue it runs on: npm run bench:soak then
 // compares every written product, read through the API, with the database.
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { Counter } from 'k6/metrics';
 import { send } from '../lib/calls.ts';
 import { type Catalogue, randomId } from '../lib/catalogue.ts';

@@ -1,5 +1,5 @@
 // GET /products/:id (the list item fields plus features) for random ids over the whole catalogue.
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { send } from '../lib/calls.ts';
 import { randomId } from '../lib/catalogue.ts';
 import { product } from '../lib/rest.ts';

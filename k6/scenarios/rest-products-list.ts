@@ -1,6 +1,6 @@
 // GET /products?page=P&count=PAGE_SIZE (default 20) for random P up to the
 // last page: bulk listing clients, bigger pages than the shop's.
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { send } from '../lib/calls.ts';
 import { lastPage, randomPage } from '../lib/catalogue.ts';
 import { config } from '../lib/config.ts';

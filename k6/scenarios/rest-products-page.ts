@@ -1,6 +1,6 @@
 // GET /products?page=P&count=5 for random P up to the last page: the shop's
 // listing page (project target: p99 < 20 ms).
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { send } from '../lib/calls.ts';
 import { lastPage, randomPage } from '../lib/catalogue.ts';
 import { productsPage } from '../lib/rest.ts';

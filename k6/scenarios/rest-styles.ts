@@ -1,6 +1,6 @@
 // GET /products/:id/styles for random ids over the whole catalogue: the legacy
 // product page's heaviest call (project target: 3,000/s, p99 < 30 ms).
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { send } from '../lib/calls.ts';
 import { randomId } from '../lib/catalogue.ts';
 import { styles } from '../lib/rest.ts';

@@ -4,7 +4,7 @@
 // Needs API_KEY; every id in [ID_MIN, ID_MAX] must exist. It changes the
 // catalogue it runs on. Checks: status 200, an ETag, the legacy product
 // detail with the name and features as written.
-// Env: see k6/lib/config.ts and the README's "Load testing with k6".
+// Env: see k6/lib/config.ts and docs/load-testing.md.
 import { send } from '../lib/calls.ts';
 import { randomId } from '../lib/catalogue.ts';
 import { requireApiKey } from '../lib/config.ts';

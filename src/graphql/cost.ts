@@ -16,7 +16,7 @@
 // A list's size comes from the argument that bounds it when there is one
 // (`count`, `first`, the length of `ids`; literal or variable, else the
 // schema's default), otherwise the measured average in LIST_SIZES
-// (MEASURED_CARDINALITIES: the full-scale catalogue's, in README "GraphQL limits").
+// (MEASURED_CARDINALITIES: the full-scale catalogue's, in docs/graphql.md "GraphQL limits").
 import {
   type DocumentNode, type FieldNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, Kind,
   type SelectionSetNode, TypeMetaFieldDef, type ValueNode, getArgumentValues, getNamedType, getNullableType, getOperationAST,
@@ -49,7 +49,7 @@ export interface Cardinality {
 /**
  * Measured on the full-scale legacy catalogue (database `catalogue_bench`:
  * 1,000,011 products, 1,957,702 styles; 2026-11-24) by
- * scripts/cardinalities.sql. README "GraphQL limits" shows them in a table,
+ * scripts/cardinalities.sql. docs/graphql.md "GraphQL limits" shows them in a table,
  * which test/graphql/cost.test.ts holds to exactly these numbers.
  * `Product.related` counts what the field returns (distinct related products
  * that exist), `relatedIds` the rows.

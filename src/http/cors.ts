@@ -1,4 +1,4 @@
-// Cross-origin browsers (README "CORS"), through @fastify/cors. The API
+// Cross-origin browsers (docs/caching.md "CORS"), through @fastify/cors. The API
 // authenticates by header (Authorization or X-API-Key), never by cookie, so
 // a page on another origin can only act with a key it was given: `*` is the
 // default, credentials (cookies, TLS client certificates) only for a listed

@@ -16,8 +16,8 @@ import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis
 
 const STORM = 3_000;
 const CONCURRENCY = 20;
-const BUDGET = 600; // RATE_LIMIT_KEY_CHECKS_PER_MINUTE's default, and RATE_LIMIT_ANONYMOUS_PER_MINUTE for a public deployment (README)
-/** The budgets of a public deployment (README "API keys and rate limits"). */
+const BUDGET = 600; // RATE_LIMIT_KEY_CHECKS_PER_MINUTE's default, and RATE_LIMIT_ANONYMOUS_PER_MINUTE for a public deployment (docs/operations.md)
+/** The budgets of a public deployment (docs/operations.md "API keys and rate limits"). */
 const PUBLIC = { RATE_LIMIT_ANONYMOUS_PER_MINUTE: String(BUDGET), RATE_LIMIT_KEY_PER_MINUTE: '6000' };
 const ADDRESS = '203.0.113.66';
 

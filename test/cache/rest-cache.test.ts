@@ -89,7 +89,7 @@ describe('in-process caches of two instances, with the change feed (CHANGE_FEED=
     await get(b, '/products/41');
     expect((await get(b, '/products/40')).cache).toBe('hit');
     await put(a, 40, { name: 'Forty, via A' });
-    // B hears the commit within milliseconds (README "Caching").
+    // B hears the commit within milliseconds (docs/caching.md).
     for (let i = 0; i < 100 && (await get(b, '/products/40')).cache === 'hit'; i++) await new Promise((r) => setTimeout(r, 5));
     const read = await get(b, '/products/40');
     expect(JSON.parse(read.body).name).toBe('Forty, via A');

@@ -1,4 +1,4 @@
-// Freshness under Redis faults (README "Caching"): two real server processes
+// Freshness under Redis faults (docs/caching.md): two real server processes
 // (`node src/main.ts`), A and B, on one Postgres and one Redis. B has a
 // product cached (REST detail and styles, a GraphQL query); then Redis
 // cannot take A's invalidation of it, or loses it, and a write through A is

@@ -59,7 +59,7 @@ describe.each([
   // Cluster: the primary's socket closes once every worker has stopped
   // listening; a connection caught in between is reset, or (node:cluster's
   // round-robin handing it to the last worker as that one leaves) left
-  // unanswered until the process exits: see README, Failure behaviour.
+  // unanswered until the process exits: see docs/operations.md, Failure behaviour.
   { workers: 2, refused: ['ECONNREFUSED', 'ECONNRESET', 503], hangs: 1 },
 ])('SIGTERM with WORKERS=$workers', ({ workers, refused, hangs }) => {
   let server: ApiProcess | undefined;

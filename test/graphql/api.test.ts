@@ -376,7 +376,7 @@ describe.each(EXECUTORS)('GraphQL API with $engine', ({ env }) => {
     it('with nested fields, the last page costs what the first does', async () => {
       const query = 'query($first: Int, $after: String) { productConnection(first: $first, after: $after) { edges { cursor node { id features { feature } styles { skus { size } } } } pageInfo { hasNextPage endCursor } } }';
       // Pages of 100 products with features and skus are estimated at a cost of
-      // 16,551, over the default GraphQL limit of 5,000 (README "GraphQL limits"):
+      // 16,551, over the default GraphQL limit of 5,000 (docs/graphql.md "GraphQL limits"):
       // this test's own server lifts it.
       const lifted = await createTestClient(catalogue.db.url, { env: { ...env, GRAPHQL_MAX_COST: '100000' } });
       try {

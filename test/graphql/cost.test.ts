@@ -1,7 +1,7 @@
 // The cost estimator (src/graphql/cost.ts) on the real schema, worked by hand:
 // graphql-armor's formula (object 2, scalar 1, depth factor 1.5) where lists
 // multiply by their size, taken from arguments (literal or variable) or from
-// the catalogue's measured cardinalities; and the README's tables of those
+// the catalogue's measured cardinalities; and the docs/graphql.md's tables of those
 // cardinalities and of what operations cost, held to the code.
 import fs from 'node:fs';
 import { makeExecutableSchema } from '@graphql-tools/schema';
@@ -114,7 +114,7 @@ describe('operationCost', () => {
 function markdownTable(markdown: string, header: string): string[][] {
   const lines = markdown.split('\n');
   const start = lines.indexOf(header);
-  if (start < 0) throw new Error(`no table with the header ${header} in README.md`);
+  if (start < 0) throw new Error(`no table with the header ${header} in docs/graphql.md`);
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
@@ -123,11 +123,11 @@ function markdownTable(markdown: string, header: string): string[][] {
   return rows;
 }
 
-const README = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const GRAPHQL_DOC = fs.readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8');
 
-describe('measured cardinalities (README "GraphQL limits")', () => {
+describe('measured cardinalities (docs/graphql.md "GraphQL limits")', () => {
   it('README\'s table shows exactly MEASURED_CARDINALITIES', () => {
-    const rows = markdownTable(README, '| list | average | p50 | p99 | max |');
+    const rows = markdownTable(GRAPHQL_DOC, '| list | average | p50 | p99 | max |');
     const documented = Object.fromEntries(rows.map(([list = '', ...numbers]) => [
       list.replace(/`/g, ''), Object.fromEntries(['average', 'p50', 'p99', 'max'].map((column, i) => [column, Number(numbers[i])])),
     ]));
@@ -147,7 +147,7 @@ const NESTED = 'id features { feature } styles { photos { url } skus { size } } 
 const LEGACY = `id name slogan description category defaultPrice features { feature value } styles { ${STYLE} } related { id name styles { name } }`;
 const DETAILS = 'id name slogan description category defaultPrice features { feature value }';
 
-/** What front ends send, and what the limit is for; by their row in README's table of costs. */
+/** What front ends send, and what the limit is for; by their row in docs/graphql.md's table of costs. */
 const OPERATIONS: { row: string; query: string; variables?: Record<string, unknown>; admitted: boolean }[] = [
   { row: 'a product page with related cards', query: `{ product(id: "1") { ${DETAILS} styles { ${STYLE} } related { ${CARD} } } }`, admitted: true },
   {
@@ -208,7 +208,7 @@ describe('the default GRAPHQL_MAX_COST', () => {
   });
 
   it('is what README\'s table of operations says, row by row', () => {
-    const rows = markdownTable(README, '| operation | before (worst-case sizes) | now |');
+    const rows = markdownTable(GRAPHQL_DOC, '| operation | before (worst-case sizes) | now |');
     for (const { row, admitted } of OPERATIONS) {
       const found = rows.filter(([operation = '']) => operation.startsWith(row));
       expect(found, row).toHaveLength(1);

@@ -142,7 +142,7 @@ describe('default limits (as strict as graphql-armor\'s), in production', () => 
     expectAnswered(await client('production').post(withDefault, { count: 5 }));
   });
 
-  it('cost: what front ends send is answered (README "GraphQL limits": measured list sizes)', async () => {
+  it('cost: what front ends send is answered (docs/graphql.md "GraphQL limits": measured list sizes)', async () => {
     const card = 'id name category defaultPrice styles { name originalPrice salePrice photos { thumbnailUrl } }';
     const style = 'id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity }';
     // A product page with related cards (577), a listing of 20 with styles, photos and prices (1,215),

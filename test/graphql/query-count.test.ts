@@ -35,7 +35,7 @@ const SIZES = [1, 10, 50] as const;
 
 /**
  * These contract queries are bigger than the default GraphQL limits let a client
- * send (README "GraphQL limits"): DeepRelated is 7 fields deep (the limit is 6),
+ * send (docs/graphql.md "GraphQL limits"): DeepRelated is 7 fields deep (the limit is 6),
  * and 50 or more nested products cost more than 5,000 (DeepRelated with 100 ids:
  * 565,292, at the measured 4.45 related products per product). What is under
  * test here is the statement count, so this file's servers lift those two limits.

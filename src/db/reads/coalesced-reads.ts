@@ -9,7 +9,7 @@
 // statement answers many requests: Postgres parses, executes and answers it
 // once, and Node sends, awaits and decodes one reply instead of many. Measured
 // with `GET /products/:id/styles` at full scale, wrk with 10 and 40
-// connections: 4,486 → 5,967 and 4,268 → 8,165 requests/s; see README.
+// connections: 4,486 → 5,967 and 4,268 → 8,165 requests/s; see docs/performance.md.
 //
 // What each request sees is unchanged:
 // - its rows, and only its rows: the reply is split by key;

@@ -20,7 +20,7 @@
 // raw-query layers cost about 1.5 ms of Node CPU per write and held the
 // route near 320 writes/s; the same statements on a pooled `pg` client, named
 // so each is parsed and planned once per connection, cost a fraction of that
-// (numbers in the README, Performance: writes).
+// (numbers in docs/performance.md, writes).
 import type pg from 'pg';
 import { hasErrorCode } from '../failures/error-layers.ts';
 

@@ -20,7 +20,7 @@ export const FULL_SCALE_ROWS: Record<FileName, number> = {
 /**
  * Dirty-data quirks, as counts at full scale (scaled down proportionally) for
  * quirks placed on evenly spaced rows, or as probabilities for per-row ones.
- * The README documents these rates; the manifest records the actual counts.
+ * docs/data.md documents these rates; the manifest records the actual counts.
  */
 export const QUIRKS = {
   /** `"Accessories", 69` or `69 `: whitespace around a number (kept, trimmed). */
