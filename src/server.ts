@@ -41,7 +41,7 @@ import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
 import { checkQueryText, InvalidText, registerJsonParser } from './http/unicode.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from './http/client-gone.ts';
-import { addVary, bodyETag, HttpCaching, notModified } from './http/http-caching.ts';
+import { addVary, ALL_TAG, bodyETag, HttpCaching, notModified } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
 import { REST_READS_AS_GRAPHQL, type RestRead } from './rest/graphql-equivalents.ts';
 import { maxAgeOf } from './graphql/cache-hints.ts';
@@ -184,7 +184,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     // After the response cache's invalidation (listeners run in order): a CDN
     // refetching at once must not get the entry the write replaced.
     const purge = new CdnPurge({ url: config.httpCache.purgeUrl, token: config.httpCache.purgeToken, warn: throttled((message, error) => app.log.warn({ err: error }, message)) });
-    service.onProductsChanged((ids, change) => purge.purge(changeTags(ids, change)));
+    // ALL_TAG: answers showing too many products to name them (http-caching.ts).
+    service.onProductsChanged((ids, change) => purge.purge([...changeTags(ids, change), ALL_TAG]));
     app.addHook('onClose', async () => purge.close());
   }
   service.onProductsChanged((_ids, change) => {
@@ -279,8 +280,14 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
       return reply.code(400).send({ errors: [{ message: CLIENT_GONE_MESSAGE, extensions: { code: 'BAD_REQUEST' } }] });
     }
-    if (!(error instanceof InvalidText)) throw error;
-    return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
+    if (error instanceof InvalidText) {
+      return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
+    }
+    // A body Fastify could not take (415, 413, bad JSON): the GraphQL error shape, with the status it chose.
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).header('cache-control', 'no-store').send({ errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }] });
+    }
+    throw error;
   };
   // Every answer depends on Accept (the media type, and with it the status of
   // a request error), and on the key when reads need one.
@@ -288,7 +295,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   // A cacheable GET answer (src/graphql/cache-control-plugin.ts) gets a strong ETag, and a 304 when the client has it.
   const graphqlETag = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('cache-control') === 'no-store') return payload;
-    return notModified(reply, request.headers['if-none-match'], bodyETag(payload)) ? '' : payload;
+    // The media type is part of the representation: another Accept, another tag (RFC 9110 §8.8.3).
+    return notModified(reply, request.headers['if-none-match'], bodyETag(`${String(reply.getHeader('content-type'))}\n${payload}`)) ? '' : payload;
   };
   app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, handler);
   app.get('/graphql', { constraints: {}, onRequest: [graphqlVary, identifyCaller], onSend: graphqlETag, errorHandler }, async function (request, reply) {

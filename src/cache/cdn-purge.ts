@@ -11,8 +11,8 @@
 //
 // The body is Cloudflare's purge-by-tag request; the header, the bulk purge of
 // Fastly-style surrogate-key caches; anything else takes a small adapter.
-// Writes never wait for it: tags are batched for BATCH_MS, one request is in
-// flight at a time, at most MAX_TAGS tags per request, and a failed request
+// Writes never wait for it: tags are batched for BATCH_MS, up to
+// MAX_IN_FLIGHT requests are in flight, MAX_TAGS tags each, and a failed request
 // (network error, timeout or non-2xx) is retried with backoff, then counted
 // and logged as dropped. CDN copies then live at most their s-maxage.
 export interface CdnPurgeOptions {
@@ -39,15 +39,17 @@ export interface CdnPurgeStats {
   dropped: number;
 }
 
+/** Purge requests in flight at once. */
+const MAX_IN_FLIGHT = 4;
+
 export class CdnPurge {
   readonly stats: CdnPurgeStats = { sent: 0, failed: 0, dropped: 0 };
   private readonly options: Required<Omit<CdnPurgeOptions, 'token'>> & { token?: string };
   private readonly queued = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private closed = false;
-  /** Shutting down: each request is tried once. */
-  private closing = false;
+  private readonly running = new Set<Promise<void>>();
+  /** Shutting down: each request is tried once, and waits between retries end at once. */
+  private readonly closing = new AbortController();
 
   constructor(options: CdnPurgeOptions) {
     this.options = { batchMs: BATCH_MS, timeoutMs: 2_000, attempts: 5, firstRetryMs: 200, ...options };
@@ -55,20 +57,23 @@ export class CdnPurge {
 
   /** Queues these tags for the next purge request. */
   purge(tags: readonly string[]): void {
-    if (this.closed || tags.length === 0) return;
+    if (this.closing.signal.aborted || tags.length === 0) return;
     for (const tag of tags) this.queued.add(tag);
     this.timer ??= setTimeout(() => { this.timer = undefined; this.flush(); }, this.options.batchMs);
   }
 
+  /** Sends queued tags, MAX_TAGS a request, up to MAX_IN_FLIGHT requests at once. */
   private flush(): void {
-    if (this.running || this.queued.size === 0) return;
-    const tags = [...this.queued].slice(0, MAX_TAGS);
-    for (const tag of tags) this.queued.delete(tag);
-    this.running = this.send(tags).finally(() => {
-      this.running = undefined;
-      // What arrived meanwhile goes next, without waiting another batch.
-      if (this.queued.size > 0 && !this.closed) this.flush();
-    });
+    while (this.queued.size > 0 && (this.running.size < MAX_IN_FLIGHT || this.closing.signal.aborted)) {
+      const tags = [...this.queued].slice(0, MAX_TAGS);
+      for (const tag of tags) this.queued.delete(tag);
+      const request: Promise<void> = this.send(tags).finally(() => {
+        this.running.delete(request);
+        // What arrived meanwhile goes next, without waiting another batch.
+        if (this.queued.size > 0) this.flush();
+      });
+      this.running.add(request);
+    }
   }
 
   private async send(tags: string[]): Promise<void> {
@@ -93,26 +98,31 @@ export class CdnPurge {
         throw new Error(`the purge URL answered ${response.status}`);
       } catch (error) {
         this.stats.failed++;
-        if (attempt >= this.options.attempts || this.closing) {
+        if (attempt >= this.options.attempts || this.closing.signal.aborted) {
           this.stats.dropped += tags.length;
           this.options.warn(`CDN purge of ${tags.length} tags given up after ${attempt} attempts (CDN copies live until their s-maxage)`, error);
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+        await new Promise<void>((resolve) => {
+          const stop = () => { clearTimeout(timer); resolve(); };
+          const timer = setTimeout(() => { this.closing.signal.removeEventListener('abort', stop); resolve(); }, delay);
+          timer.unref();
+          this.closing.signal.addEventListener('abort', stop, { once: true });
+        });
         delay = Math.min(delay * 2, 5_000);
       }
     }
   }
 
-  /** Sends what is queued (one attempt per request from now on), then stops. */
+  /**
+   * Sends what is queued, every request at once and tried once more at most,
+   * then stops: shutdown waits at most about two request timeouts.
+   */
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.closing = true;
-    while (this.running || this.queued.size > 0) {
-      if (!this.running) this.flush();
-      await this.running;
-    }
-    this.closed = true;
+    this.closing.abort();
+    this.flush();
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 }

@@ -57,8 +57,12 @@ export function httpStatusPlugin(): ApolloServerPlugin<GraphQLContext> {
             response.http.status = 200;
             return;
           }
+          const strict = answersGraphqlResponseJson(request.http);
+          const status = response.http.status ?? 200;
           // A malformed request (BAD_REQUEST: `query` not a string, a bad extension) is not a GraphQL request error: it stays 400.
-          if ((response.http.status ?? 200) === 400 && !codes.has('BAD_REQUEST') && !answersGraphqlResponseJson(request.http)) response.http.status = 200;
+          if (status === 400 && !codes.has('BAD_REQUEST') && !strict) response.http.status = 200;
+          // No data under application/graphql-response+json is never a 2xx (Apollo answers an unknown persisted query 200).
+          if (status < 300 && strict) response.http.status = 400;
         },
       };
     },

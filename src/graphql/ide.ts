@@ -3,6 +3,7 @@
 // and styles come from node_modules under /graphql/assets/, never from a CDN.
 //
 // Asset whitelisting, caching and security headers: src/http/browser-page.ts.
+import { addVary } from '../http/http-caching.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { CSS, JS, type PageAsset, assetTags, ownScript, packageAsset, registerAssets, sendPage } from '../http/browser-page.ts';
 
@@ -103,7 +104,8 @@ let ideHtml: string | undefined;
 /** Sends the IDE page. The GET /graphql route calls this for browsers. */
 export function sendIde(reply: FastifyReply): FastifyReply {
   ideHtml ??= renderPage(ideAssets());
-  return sendPage(reply.header('vary', 'accept'), ideHtml);
+  addVary(reply, ['Accept']);
+  return sendPage(reply, ideHtml);
 }
 
 /** Serves the IDE's whitelisted assets under /graphql/assets/. */

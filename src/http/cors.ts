@@ -19,8 +19,10 @@ export const EXPOSED_HEADERS = [
 
 export async function registerCors(app: FastifyInstance, config: CorsConfig): Promise<void> {
   if (config.origins === false) return;
+  const listed = Array.isArray(config.origins) ? new Set(config.origins) : undefined;
   await app.register(fastifyCors, {
-    origin: config.origins,
+    // A list: an unlisted origin (or none) gets no CORS header at all, not even credentials or exposed headers.
+    origin: listed ? (origin, callback) => callback(null, origin !== undefined && listed.has(origin)) : config.origins,
     credentials: config.credentials,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     // Any request header a preflight asks for (allowedHeaders unset: reflected):

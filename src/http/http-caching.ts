@@ -54,9 +54,20 @@ export interface ReadAnswer {
   private?: boolean;
 }
 
-/** The Surrogate-Key and Cache-Tag headers naming these tags. */
+/**
+ * Most tags an answer names. Past it, an answer names ALL_TAG instead of its
+ * products (headers stay about 1 KB: proxies buffer 4 KB of headers by
+ * default, CDNs take 16 KB), and every purge names ALL_TAG too.
+ */
+export const MAX_SURROGATE_KEYS = 64;
+/** Stands for "some product in this answer": purged by every write. */
+export const ALL_TAG = 'all';
+
+/** The Surrogate-Key and Cache-Tag headers naming these tags (ALL_TAG past MAX_SURROGATE_KEYS). */
 export function surrogateKeys(tags: readonly string[]): [string, string][] {
-  return tags.length === 0 ? [] : [['surrogate-key', tags.join(' ')], ['cache-tag', tags.join(',')]];
+  if (tags.length === 0) return [];
+  const named = tags.length > MAX_SURROGATE_KEYS ? [...tags.filter((tag) => !tag.startsWith('p:')), ALL_TAG] : tags;
+  return [['surrogate-key', named.join(' ')], ['cache-tag', named.join(',')]];
 }
 
 export class HttpCaching {

@@ -119,6 +119,14 @@ export function checkJsonText(text: string, root: string): void {
   if (found) throw invalidText(found, false);
 }
 
+/** A JSON body declared in a charset other than UTF-8: 415. */
+export class UnsupportedCharset extends Error {
+  readonly statusCode = 415;
+  constructor(charset: string) {
+    super(`request body must be application/json in UTF-8 (got charset ${JSON.stringify(charset)})`);
+  }
+}
+
 /**
  * Replaces the application/json parser of `app` (call before registering
  * routes): bodies must be UTF-8 and their strings well-formed Unicode, else
@@ -128,6 +136,12 @@ export function registerJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // JSON is UTF-8 (RFC 8259): a body declared as another charset is not read as if it were.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new UnsupportedCharset(charset), undefined);
+      return;
+    }
     const bytes = body as Buffer;
     const utf8 = isUtf8(bytes);
     const text = utf8 ? bytes.toString('utf8') : decodeMarkingInvalid(bytes);

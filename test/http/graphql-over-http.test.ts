@@ -83,3 +83,34 @@ describe.each(EXECUTORS)('GraphQL over HTTP ($engine)', ({ env }) => {
     expect(legacy.status).toBe(200);
   });
 });
+
+describe('persisted queries over HTTP', () => {
+  let client: TestClient;
+  let url: string;
+  beforeAll(async () => {
+    client = await createTestClient(catalogue.db.url, { apiKey: false });
+    await client.app.listen({ host: '127.0.0.1', port: 0 });
+    const address = client.app.server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('an unknown hash has no data: 400 under application/graphql-response+json, 200 under application/json', async () => {
+    const extensions = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: 'ab'.repeat(32) } }));
+    for (const [accept, status] of [[GRAPHQL_RESPONSE_JSON, 400], ['application/json', 200]] as const) {
+      const response = await fetch(`${url}?extensions=${extensions}`, { headers: { accept } });
+      expect(response.status).toBe(status);
+      const body = await response.json() as { data?: unknown; errors: { extensions: { code: string } }[] };
+      expect(body).not.toHaveProperty('data');
+      expect(body.errors[0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    }
+  });
+
+  it('a body in another charset than UTF-8 is a 415 in the GraphQL error shape', async () => {
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-16', accept: 'application/json' }, body: '{"query":"{ __typename }"}' });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({ errors: [{ message: 'request body must be application/json in UTF-8 (got charset "utf-16")', extensions: { code: 'BAD_REQUEST' } }] });
+  });
+});

@@ -8,6 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { ALL_TAG, MAX_SURROGATE_KEYS } from '../../src/http/http-caching.ts';
+import { CdnPurge } from '../../src/cache/cdn-purge.ts';
 
 let catalogue: TestCatalogue;
 beforeAll(async () => {
@@ -87,12 +89,26 @@ describe('defaults, response cache on', () => {
     expect((await client.app.inject({ method: 'GET', url, headers: { accept: 'application/json', 'if-none-match': '"nope"' } })).statusCode).toBe(200);
   });
 
-  it('GraphQL answers vary on Accept; the ETag is the bytes sent: another media type, another tag', async () => {
+  it('GraphQL answers vary on Accept; the same bytes as another media type have another tag', async () => {
     const asJson = await client.app.inject({ method: 'GET', url: graphqlGet(PRODUCT_QUERY), headers: { accept: 'application/json' } });
     const asGraphql = await client.app.inject({ method: 'GET', url: graphqlGet(PRODUCT_QUERY), headers: { accept: 'application/graphql-response+json' } });
     for (const response of [asJson, asGraphql]) expect(response.headers.vary).toMatch(/\bAccept\b/);
     expect(asJson.headers['content-type']).toContain('application/json');
     expect(asGraphql.headers['content-type']).toContain('application/graphql-response+json');
+    expect(asJson.body).toBe(asGraphql.body);
+    expect(asJson.headers.etag).not.toBe(asGraphql.headers.etag);
+    const crossed = await client.app.inject({ method: 'GET', url: graphqlGet(PRODUCT_QUERY), headers: { accept: 'application/json', 'if-none-match': asGraphql.headers.etag as string } });
+    expect(crossed.statusCode).toBe(200);
+  });
+
+  it('an answer showing more products than MAX_SURROGATE_KEYS names ALL_TAG instead: headers stay small', async () => {
+    const response = await client.app.inject({ method: 'GET', url: graphqlGet('{ products(count: 100) { id related { id } } }'), headers: { accept: 'application/json' } });
+    expect(response.statusCode).toBe(200);
+    expect((response.headers['surrogate-key'] as string).split(' ')).toEqual(['listing', ALL_TAG]);
+    expect(response.headers['cache-tag']).toBe(`listing,${ALL_TAG}`);
+    const few = await client.app.inject({ method: 'GET', url: graphqlGet('{ products(count: 3) { id } }'), headers: { accept: 'application/json' } });
+    expect((few.headers['surrogate-key'] as string).split(' ').length).toBeLessThanOrEqual(MAX_SURROGATE_KEYS);
+    expect(few.headers['surrogate-key']).not.toContain(ALL_TAG);
   });
 
   it('surrogate keys name the products an answer shows, related ones included, in the response cache tags', async () => {
@@ -182,7 +198,7 @@ describe('CDN purge hook', () => {
   it('every write, REST or GraphQL, purges the tags the response cache dropped, with the token', async () => {
     const put = await client.app.inject({ method: 'PUT', url: '/products/5', payload: { slogan: 'purged' } });
     expect(put.statusCode).toBe(200);
-    await receiver.waitFor(['p:5']);
+    await receiver.waitFor(['p:5', ALL_TAG]);
     expect(receiver.tags()).not.toContain('listing');
     const mutation = await client.post('mutation { updateProduct(id: "6", input: { slogan: "purged too" }) { id } }');
     expect(mutation.body.errors).toBeUndefined();
@@ -208,5 +224,32 @@ describe('CDN purge hook', () => {
     expect(put.statusCode).toBe(200);
     await receiver.waitFor(['p:7'], 10_000);
     expect(receiver.statuses).toEqual([]);
+  });
+});
+
+describe('CdnPurge against a purge URL that never answers', () => {
+  it('writes never wait, and shutdown takes about two request timeouts however much is queued; every tag given up is counted', async () => {
+    const hanging = http.createServer(() => { /* never answers */ });
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const warnings: string[] = [];
+    const purge = new CdnPurge({
+      url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/purge`,
+      warn: (message) => warnings.push(message), timeoutMs: 300, batchMs: 5,
+    });
+    try {
+      const queued = performance.now();
+      for (let id = 1; id <= 3000; id++) purge.purge([`p:${id}`]);
+      expect(performance.now() - queued).toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const closing = performance.now();
+      await purge.close();
+      expect(performance.now() - closing).toBeLessThan(2_000);
+      expect(purge.stats.dropped).toBe(3000);
+      expect(purge.stats.sent).toBe(0);
+      expect(warnings.length).toBeGreaterThan(0);
+    } finally {
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
   });
 });
