@@ -1,12 +1,10 @@
 // The product_style_documents read model: after a load and after any change to
 // styles, photos or skus (however it is made), every product's document equals
 // what the normalized tables say.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestCatalogue } from '../support/catalogue-app.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => { catalogue = await createTestCatalogue(); }, 120_000);
-afterAll(async () => { await catalogue?.dispose(); });
+const catalogue = useTestCatalogue();
 
 interface StyleDocument {
   id: number; productId: number; name: string; salePrice: string | null; originalPrice: string; isDefault: boolean;
