@@ -4,6 +4,11 @@
 // that process or one of its cluster workers (the pid in the answer says
 // which): on a shared machine another program may take the port between
 // choosing it and listening on it, and its answers must not count.
+//
+// spawnServer, the one way a server process is started, is shared with the
+// tests (test/support/api-process.ts starts `node src/main.ts` through it):
+// it lives here because bench/ is a program of its own that must not depend
+// on test/ (whose helpers import vitest), while the tests already use bench/lib.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,40 +58,100 @@ async function whoAnswers(url: string, child: ChildProcess): Promise<'ours' | 'o
   }
 }
 
-type Launch = (port: number) => { script: string; args: string[]; env: Record<string, string> };
+/** A server process started by spawnServer. */
+export interface SpawnedServer extends ServerProcess {
+  child: ChildProcess;
+  /** Resolves when the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** What it printed so far, when captured: stdout and stderr as they came, and stdout alone. */
+  output(): string;
+  stdout(): string;
+}
 
-async function startProcess(name: string, launch: Launch): Promise<ServerProcess> {
+/** What a readiness probe found: the server is up, not yet, or another program answers on its port. */
+export type Probe = 'ready' | 'waiting' | 'other';
+
+export interface SpawnOptions {
+  /** The script (relative to the repository) and its arguments, and its environment on top of this process's, for a port. */
+  launch: (port: number) => { script: string; args?: string[]; env: Record<string, string> };
+  /** Asked until it says 'ready' (or 'other'), every `intervalMs` for up to `timeoutMs`, while the process runs. */
+  probe: (server: SpawnedServer) => Promise<Probe>;
+  intervalMs: number;
+  timeoutMs: number;
+  /** Ports tried when another program answers on the chosen one (default 1). */
+  portAttempts?: number;
+  /** Captured for output() (default: ignored), or shown with ours (stderr's default). */
+  stdout?: 'capture' | 'ignore';
+  stderr?: 'capture' | 'inherit';
+  /** Every chunk of stdout, from the first (needs stdout 'capture'). */
+  onStdout?: (chunk: string) => void;
+  /** The error thrown when the server did not come up (after it was stopped). */
+  failure: (server: SpawnedServer, probe: 'other' | 'waiting') => Error;
+}
+
+/**
+ * Spawns `node <script>` on a free port of 127.0.0.1 and waits until the probe
+ * says it is ready. Fails (stopping it) when the process exits first, the time
+ * is up, or another program answers on every port tried.
+ */
+export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const { script, args, env } = launch(port);
+    const { script, args = [], env } = options.launch(port);
     const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', options.stdout === 'capture' ? 'pipe' : 'ignore', options.stderr === 'capture' ? 'pipe' : 'inherit'],
       env: { ...process.env, ...env },
     });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const url = `http://127.0.0.1:${port}`;
-    const server: ServerProcess = {
-      url, port,
+    let output = '';
+    let stdout = '';
+    child.stdout?.setEncoding('utf8');
+    child.stderr?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      output += chunk;
+      stdout += chunk;
+      options.onStdout?.(chunk);
+    });
+    child.stderr?.on('data', (chunk: string) => { output += chunk; });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const server: SpawnedServer = {
+      url: `http://127.0.0.1:${port}`, port, child, exited,
+      output: () => output,
+      stdout: () => stdout,
       running: () => child.exitCode === null && child.signalCode === null,
       stop: () => stopProcess(child, exited),
     };
-    let answer: 'ours' | 'other' | 'down' = 'down';
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && server.running() && answer === 'down';) {
-      answer = await whoAnswers(url, child);
-      if (answer === 'down') await new Promise((resolve) => setTimeout(resolve, 200));
+    let probe: Probe = 'waiting';
+    for (const deadline = Date.now() + options.timeoutMs; Date.now() < deadline && server.running() && probe === 'waiting';) {
+      probe = await options.probe(server);
+      if (probe === 'waiting') await new Promise((resolve) => setTimeout(resolve, options.intervalMs));
     }
-    if (answer === 'ours') return server;
+    if (probe === 'ready') return server;
     await server.stop();
-    if (answer !== 'other' || attempt === PORT_ATTEMPTS) throw new BenchError(`${name} did not start on port ${port} (${answer === 'other' ? 'another program answers there' : `exit code ${child.exitCode}`})`);
+    if (probe === 'waiting' || attempt >= (options.portAttempts ?? 1)) throw options.failure(server, probe);
   }
 }
 
-async function stopProcess(child: ChildProcess, exited: Promise<void>): Promise<void> {
+/** SIGTERM, SIGKILL 15 s later if it is still running, until it has exited. */
+async function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   const killed = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(killed);
+}
+
+type Launch = (port: number) => { script: string; args: string[]; env: Record<string, string> };
+
+async function startProcess(name: string, launch: Launch): Promise<ServerProcess> {
+  const answers = { ours: 'ready', other: 'other', down: 'waiting' } as const;
+  return spawnServer({
+    launch,
+    probe: async (server) => answers[await whoAnswers(server.url, server.child)],
+    intervalMs: 200,
+    timeoutMs: 60_000,
+    portAttempts: PORT_ATTEMPTS,
+    failure: (server, probe) => new BenchError(`${name} did not start on port ${server.port} (${probe === 'other' ? 'another program answers there' : `exit code ${server.child.exitCode}`})`),
+  });
 }
 
 export interface ApiOptions {

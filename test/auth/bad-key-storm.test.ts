@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/key-store.ts';
-import { createTestApiKey, createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestApiKey, createTestClient, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 const STORM = 3_000;
@@ -21,11 +21,7 @@ const BUDGET = 600; // RATE_LIMIT_KEY_CHECKS_PER_MINUTE's default, and RATE_LIMI
 const PUBLIC = { RATE_LIMIT_ANONYMOUS_PER_MINUTE: String(BUDGET), RATE_LIMIT_KEY_PER_MINUTE: '6000' };
 const ADDRESS = '203.0.113.66';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue({ scale: 0.0001 });
-});
-afterAll(async () => catalogue?.dispose());
+const catalogue = useTestCatalogue({ scale: 0.0001 });
 afterEach(() => {
   vi.restoreAllMocks();
 });

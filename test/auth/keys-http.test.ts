@@ -5,21 +5,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/key-store.ts';
 import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
-import { createTestApiKey, createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestApiKey, createTestCatalogue, createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 
-let catalogue: TestCatalogue;
+const catalogue = useTestCatalogue();
 let database: Database;
 let store: ApiKeyStore;
 
 beforeAll(async () => {
-  catalogue = await createTestCatalogue();
   database = connectDatabase(catalogue.db.url, { poolSize: 1 });
   store = new ApiKeyStore(database);
 });
 afterAll(async () => {
   await database?.close();
-  await catalogue?.dispose();
 });
 
 const NEW_PRODUCT = { name: 'Keyed Tee', slogan: 's', description: 'd', category: 'Shirts', default_price: '10.00' };
@@ -43,13 +41,11 @@ async function graphql(client: TestClient, query: string, headers: Record<string
 const productCount = async () => Number((await catalogue.direct.one<{ n: string }>('SELECT count(*) AS n FROM products')).n);
 
 describe('with API_KEYS_FOR_READS=optional (the default)', () => {
-  let client: TestClient;
+  const client = useTestClient(catalogue);
   let key: string;
   beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url);
     key = await createTestApiKey(catalogue.db.url, { name: 'writer' });
   });
-  afterAll(async () => client?.close());
 
   it('refuses REST writes without a key: 401, the legacy error shape, WWW-Authenticate, nothing written', async () => {
     const before = await productCount();
@@ -108,13 +104,11 @@ describe('with API_KEYS_FOR_READS=optional (the default)', () => {
 });
 
 describe('with API_KEYS_FOR_READS=required', () => {
-  let client: TestClient;
+  const client = useTestClient(catalogue, { env: { API_KEYS_FOR_READS: 'required' } });
   let key: string;
   beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { env: { API_KEYS_FOR_READS: 'required' } });
     key = await createTestApiKey(catalogue.db.url, { name: 'reader' });
   });
-  afterAll(async () => client?.close());
 
   it('refuses anonymous reads with 401 and serves them with a key', async () => {
     const anonymous = await rest(client, 'GET', '/products/3/styles');

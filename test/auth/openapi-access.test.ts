@@ -2,9 +2,9 @@
 // document promises (401, 429, 503), with the documented body and headers:
 // the counterpart of test/rest/openapi.test.ts's "every documented status was
 // produced" for the statuses of src/auth/rest-guard.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../src/rest/openapi.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestCatalogue, createTestClient, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { assertMatchesOpenApi, defaultOpenApiDocument, resolveRef } from '../support/openapi.ts';
 
 const document = defaultOpenApiDocument();
@@ -18,11 +18,7 @@ const OPERATIONS = Object.entries(document.paths).flatMap(([template, item]) =>
     body: method === 'post' ? PRODUCT : method === 'put' ? { slogan: 'documented' } : undefined,
   })));
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-afterAll(async () => catalogue?.dispose());
+const catalogue = useTestCatalogue();
 
 /** Sends the operation; checks status, body and the documented response headers. */
 async function expectDocumented(send: (options: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; payload?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; body: string; headers: Record<string, unknown> }>, status: number) {

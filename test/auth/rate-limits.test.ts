@@ -8,18 +8,14 @@ import { loadConfig } from '../../src/config.ts';
 import { operationCost } from '../../src/graphql/cost.ts';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory-limiter.ts';
 import { readTypeDefs } from '../../src/graphql/schema.ts';
-import { createTestApiKey, createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestApiKey, createTestClient, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
-let catalogue: TestCatalogue;
+const catalogue = useTestCatalogue();
 const clients: TestClient[] = [];
 
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
 afterAll(async () => {
   for (const client of clients) await client.close();
-  await catalogue?.dispose();
 });
 
 async function limitedClient(env: Record<string, string>): Promise<TestClient> {

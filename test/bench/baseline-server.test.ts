@@ -4,23 +4,19 @@
 // measures it unchanged and the ratios compare like with like.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startBaseline } from '../../bench/lib/server-process.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 describe('baseline handler', () => {
-  let catalogue: TestCatalogue;
-  let api: TestClient;
+  const catalogue = useTestCatalogue();
+  const api = useTestClient(catalogue);
   let baseline: ServerProcess;
 
   beforeAll(async () => {
-    catalogue = await createTestCatalogue();
-    api = await createTestClient(catalogue.db.url);
     // Two cluster workers, as `npm run bench -- --workers 2` starts it.
     baseline = await startBaseline({ databaseUrl: catalogue.db.url, workers: 2, poolSize: 2 });
   });
   afterAll(async () => {
     await baseline?.stop();
-    await api?.close();
-    await catalogue?.dispose();
   });
 
   /** Product ids that cover every shape: ordinary, no styles, styles without photos, without skus, without a sale price. */

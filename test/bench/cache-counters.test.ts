@@ -5,20 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hitRatio, readCacheCounters } from '../../bench/lib/cache-counters.ts';
 import { freshGet } from '../../bench/lib/fresh-get.ts';
 import { type ServerProcess, startApi } from '../../bench/lib/server-process.ts';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { useTestCatalogue } from '../support/catalogue-app.ts';
 
 describe('cache counters of every worker', () => {
-  let catalogue: TestCatalogue;
+  const catalogue = useTestCatalogue();
   let api: ServerProcess;
 
   beforeAll(async () => {
-    catalogue = await createTestCatalogue();
     // In-process (memory) caches: one per worker, each with its own counters.
     api = await startApi({ databaseUrl: catalogue.db.url, workers: 2, cache: 'memory' });
   }, 90_000);
   afterAll(async () => {
     await api?.stop();
-    await catalogue?.dispose();
   });
 
   it('adds up hits and misses over both workers', async () => {

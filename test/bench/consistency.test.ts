@@ -2,22 +2,14 @@
 // the real server: written products are found by their versions, an API that
 // agrees with the database passes, and one that shows something else (a
 // stale cached answer after a change behind its back) is caught, field by field.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ApiAnswer, compareWithDatabase, differences, highestVersion, productsToCheck, type StoredProduct } from '../../bench/lib/consistency.ts';
 import { randomProductUpdate } from '../../k6/lib/product-update.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
-let catalogue: TestCatalogue;
-let client: TestClient;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-  // With the response cache on: an answer the cache kept can disagree with the database.
-  client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
-});
-afterAll(async () => {
-  await client?.close();
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
+// With the response cache on: an answer the cache kept can disagree with the database.
+const client = useTestClient(catalogue, { env: { CACHE: 'on' } });
 
 async function read(id: number): Promise<ApiAnswer> {
   const response = await client.app.inject({ method: 'GET', url: `/products/${id}` });

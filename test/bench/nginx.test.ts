@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX_CONF, type RunningNginx, renderNginxConfig, requestsPerUpstream, startNginx, withPublicLimits } from '../../bench/lib/nginx.ts';
 import { type ServerProcess, startApi } from '../../bench/lib/server-process.ts';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { useTestCatalogue } from '../support/catalogue-app.ts';
 import { establishedConnections, nginxAvailable } from '../support/nginx.ts';
 
 describe('the production nginx configuration', () => {
@@ -48,19 +48,17 @@ describe('the production nginx configuration', () => {
 });
 
 describe.skipIf(!nginxAvailable())('nginx in front of two API processes', () => {
-  let catalogue: TestCatalogue;
+  const catalogue = useTestCatalogue();
   let apis: ServerProcess[] = [];
   let nginx: RunningNginx;
 
   beforeAll(async () => {
-    catalogue = await createTestCatalogue();
     apis = await Promise.all([1, 2].map(() => startApi({ databaseUrl: catalogue.db.url, workers: 1, cache: 'off' })));
     nginx = await startNginx(apis.map((api) => `127.0.0.1:${api.port}`));
   }, 90_000);
   afterAll(async () => {
     await nginx?.stop();
     await Promise.all(apis.map((api) => api.stop()));
-    await catalogue?.dispose();
   });
 
   it('spreads requests over both processes with zero errors, over kept-alive upstream connections', async () => {

@@ -3,7 +3,7 @@
 // (related products included), and writes over GraphQL or REST through one
 // instance are seen at once through the other.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 const RELATED = 'query Related($id: ID!) { product(id: $id) { id name related { id name } } }';
@@ -17,14 +17,13 @@ async function query(client: TestClient, text: string, variables: Record<string,
 const settle = () => new Promise((r) => setTimeout(r, 50)); // cache writes are fire-and-forget
 
 describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', () => {
-  let catalogue: TestCatalogue;
+  const catalogue = useTestCatalogue();
   let redis: TestRedis;
   let a: TestClient;
   let b: TestClient;
   let withRelated: { id: number; relatedId: number };
 
   beforeAll(async () => {
-    catalogue = await createTestCatalogue();
     redis = await startTestRedis();
     const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `gql${Date.now()}:` };
     a = await createTestClient(catalogue.db.url, { env });
@@ -41,7 +40,6 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
     await a?.close();
     await b?.close();
     await redis?.stop();
-    await catalogue?.dispose();
   });
 
   it('serves a repeated query from the cache, with no SQL, on either instance', async () => {
@@ -91,16 +89,8 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
 });
 
 describe('GraphQL single flight (in-process cache)', () => {
-  let catalogue: TestCatalogue;
-  let client: TestClient;
-  beforeAll(async () => {
-    catalogue = await createTestCatalogue();
-    client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
-  });
-  afterAll(async () => {
-    await client?.close();
-    await catalogue?.dispose();
-  });
+  const catalogue = useTestCatalogue();
+  const client = useTestClient(catalogue, { env: { CACHE: 'on' } });
 
   it('runs concurrent identical queries once: one reaches Postgres, the others share its result', async () => {
     const responses = await Promise.all(Array.from({ length: 20 }, () => query(client, RELATED, { id: '9' })));

@@ -3,16 +3,10 @@
 // unrelated entries stay cached, and Redis going away never fails a request.
 import { HEARD_MARGIN_MS } from '../../src/cache/response-cache.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestCatalogue, createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 async function get(client: TestClient, url: string) {
   const response = await client.app.inject({ method: 'GET', url });
@@ -25,13 +19,7 @@ async function put(client: TestClient, id: number, body: unknown) {
 }
 
 describe('in-process cache (no REDIS_URL)', () => {
-  let client: TestClient;
-  beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const client = useTestClient(catalogue, { env: { CACHE: 'on' } });
 
   it('serves a repeated read from the cache, with no SQL', async () => {
     const first = await get(client, '/products/2/styles');
@@ -72,17 +60,9 @@ describe('in-process cache (no REDIS_URL)', () => {
 });
 
 describe('in-process caches of two instances, with the change feed (CHANGE_FEED=on, no Redis)', () => {
-  let a: TestClient;
-  let b: TestClient;
-  beforeAll(async () => {
-    const env = { CACHE: 'on', CHANGE_FEED: 'on' };
-    a = await createTestClient(catalogue.db.url, { env });
-    b = await createTestClient(catalogue.db.url, { env });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-  });
+  const env = { CACHE: 'on', CHANGE_FEED: 'on' };
+  const a = useTestClient(catalogue, { env });
+  const b = useTestClient(catalogue, { env });
 
   it('a write through A drops what B cached of that product, in B\'s own memory, once B hears it; other entries stay', async () => {
     await get(b, '/products/40');

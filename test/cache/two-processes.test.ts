@@ -2,21 +2,20 @@
 // Redis: a write through one is read back at once through the other, over
 // REST and GraphQL; unrelated entries stay cached.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApiKey, createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 
 const startProcess = (env: Record<string, string>) => startApiProcess(env, { health: (health) => health.cache?.store === 'redis' });
 
 describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
-  let catalogue: TestCatalogue;
+  const catalogue = useTestCatalogue();
   let redis: TestRedis;
   let a: ApiProcess;
   let b: ApiProcess;
   let authorization: string;
 
   beforeAll(async () => {
-    catalogue = await createTestCatalogue();
     redis = await startTestRedis();
     authorization = `Bearer ${await createTestApiKey(catalogue.db.url)}`;
     const env = { DATABASE_URL: catalogue.db.url, REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: `proc${Date.now()}:` };
@@ -25,7 +24,6 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
   afterAll(async () => {
     for (const server of [a, b]) server?.child.kill('SIGTERM');
     await redis?.stop();
-    await catalogue?.dispose();
   });
 
   const get = async (server: { url: string }, url: string) => {

@@ -8,19 +8,17 @@ import { CatalogQueries, type Feature } from '../../src/catalog/queries.ts';
 import { CoalescedReads, type KeyedStatement, MAX_COALESCED_KEYS } from '../../src/db/reads/coalesced-reads.ts';
 import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { poolReads, type ReadRoute, type Reads } from '../../src/db/reads/read-routes.ts';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { useTestCatalogue } from '../support/catalogue-app.ts';
 
-let catalogue: TestCatalogue;
+const catalogue = useTestCatalogue();
 let database: Database;
 let productIds: number[];
 beforeAll(async () => {
-  catalogue = await createTestCatalogue();
   database = connectDatabase(catalogue.db.url, { poolSize: 4 });
   productIds = (await catalogue.direct.rows<{ id: number }>('SELECT id FROM products ORDER BY id')).map((row) => row.id);
 }, 120_000);
 afterAll(async () => {
   await database?.close();
-  await catalogue?.dispose();
 });
 
 const FEATURES: KeyedStatement<Feature> = {

@@ -2,17 +2,15 @@
 // the session settings of src/db/pool/session-settings.ts, Postgres keeps one
 // generic plan per statement instead of re-planning every execution (which it
 // does for `= ANY($1::int[])` statements under its default plan_cache_mode).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CatalogQueries } from '../../src/catalog/queries.ts';
 import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { poolReads } from '../../src/db/reads/read-routes.ts';
 import { withSessionSettings } from '../../src/db/pool/session-settings.ts';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { useTestCatalogue } from '../support/catalogue-app.ts';
 import { loadConfig } from '../../src/config.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => { catalogue = await createTestCatalogue(); }, 120_000);
-afterAll(async () => { await catalogue?.dispose(); });
+const catalogue = useTestCatalogue();
 
 function catalogueQueries(database: Database): CatalogQueries {
   return new CatalogQueries(poolReads(database.pool), database.statements);

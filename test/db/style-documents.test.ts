@@ -1,14 +1,12 @@
 // The product_style_documents read model: after a load and after any change to
 // styles, photos or skus (however it is made), every product's document equals
 // what the normalized tables say.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestCatalogue } from '../support/catalogue-app.ts';
 import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from '../../src/catalog/style-shape.ts';
 import type { Photo, Sku, Style } from '../../src/catalog/types.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => { catalogue = await createTestCatalogue(); }, 120_000);
-afterAll(async () => { await catalogue?.dispose(); });
+const catalogue = useTestCatalogue();
 
 /** A style as the document holds it (the shape declared in src/catalog/style-shape.ts). */
 type StyleDocument = Required<Style>;

@@ -8,16 +8,10 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { useTestCatalogue } from '../support/catalogue-app.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 const HEADERS_TIMEOUT_MS = 2_000;
 const REQUEST_TIMEOUT_MS = 3_000;

@@ -12,7 +12,7 @@
 //   processes, REST and GraphQL (the cache was invalidated).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
-import { createTestApiKey, createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 const WRITERS = 50;
@@ -37,7 +37,7 @@ function random(seed: number) {
 }
 
 describe.skipIf(!redisAvailable())('50 concurrent writers over 10 products, two processes, REST and GraphQL', () => {
-  let catalogue: TestCatalogue;
+  const catalogue = useTestCatalogue();
   let redis: TestRedis;
   let servers: ApiProcess[];
   let authorization: string;
@@ -54,7 +54,6 @@ describe.skipIf(!redisAvailable())('50 concurrent writers over 10 products, two 
   }
 
   beforeAll(async () => {
-    catalogue = await createTestCatalogue();
     redis = await startTestRedis();
     authorization = `Bearer ${await createTestApiKey(catalogue.db.url)}`;
     const env = { DATABASE_URL: catalogue.db.url, REDIS_URL: redis.url, CACHE: 'on', RATE_LIMIT: 'off', CACHE_PREFIX: `contention${Date.now()}:` };
@@ -69,7 +68,6 @@ describe.skipIf(!redisAvailable())('50 concurrent writers over 10 products, two 
     for (const server of servers ?? []) server.child.kill('SIGTERM');
     await Promise.all((servers ?? []).map((server) => server.exited));
     await redis?.stop();
-    await catalogue?.dispose();
   });
 
   it('no 5xx, no internal error; the database and both processes show a serial order of the acknowledged writes', async () => {

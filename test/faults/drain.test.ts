@@ -7,17 +7,11 @@
 // never reached the server); a reset or a hang-up after the request was
 // written is not.
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useTestCatalogue } from '../support/catalogue-app.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 const CONNECTIONS = 40;
 

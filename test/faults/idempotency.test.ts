@@ -3,22 +3,14 @@
 // at once; the same key with other content is a 422; the key is stored in the
 // product's own transaction; keys expire.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 
 const TTL_SECONDS = 3600;
 
-let catalogue: TestCatalogue;
-let client: TestClient;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { IDEMPOTENCY_KEY_TTL_SECONDS: String(TTL_SECONDS) } });
-});
-afterAll(async () => {
-  await client?.close();
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
+const client = useTestClient(catalogue, { nodeEnv: 'production', env: { IDEMPOTENCY_KEY_TTL_SECONDS: String(TTL_SECONDS) } });
 
 const newKey = () => crypto.randomUUID();
 const product = (name: string) => ({ name, slogan: 'Once only', description: 'd', category: 'Keys', default_price: '12.50', features: [{ feature: 'Fabric', value: 'Wool' }] });
@@ -142,13 +134,7 @@ const CREATE = `mutation Create($input: CreateProductInput!, $key: String) { cre
 const input = (name: string) => ({ name, slogan: 'Once only', description: 'd', category: 'Keys', defaultPrice: '12.50', features: [{ feature: 'Fabric', value: 'Wool' }] });
 
 describe.each(EXECUTORS)('createProduct with an idempotency key ($engine)', ({ engine, env }) => {
-  let graphql: TestClient;
-  beforeAll(async () => {
-    graphql = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env });
-  });
-  afterAll(async () => {
-    await graphql?.close();
-  });
+  const graphql = useTestClient(catalogue, { nodeEnv: 'production', env });
   const create = (name: string, options: { key?: string; header?: string } = {}) =>
     graphql.post<{ createProduct: { id: string } }>(CREATE, { input: input(name), ...(options.key ? { key: options.key } : {}) }, { headers: options.header ? { 'idempotency-key': options.header } : {} });
 

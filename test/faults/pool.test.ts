@@ -5,21 +5,15 @@
 // goes, the blocked write completes and the pool serves again. A write that
 // waits on a lock for longer than DATABASE_STATEMENT_TIMEOUT_MS is cancelled
 // by Postgres and answers 503, leaving nothing written.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/db/failures/unavailable.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { HeldLocks, lockWaiters } from '../support/locks.ts';
 
 const QUEUE_TIMEOUT_MS = 400;
 const STATEMENT_TIMEOUT_MS = 600;
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 async function timedInject(client: TestClient, method: 'GET' | 'PUT', url: string, body?: unknown) {
   const started = performance.now();
@@ -28,15 +22,9 @@ async function timedInject(client: TestClient, method: 'GET' | 'PUT', url: strin
 }
 
 describe('a pool of one connection, held by a blocked write', () => {
-  let client: TestClient;
-  beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, {
-      nodeEnv: 'production',
-      env: { DATABASE_POOL_SIZE: '1', DATABASE_POOL_QUEUE_TIMEOUT_MS: String(QUEUE_TIMEOUT_MS), DATABASE_STATEMENT_TIMEOUT_MS: '20000' },
-    });
-  });
-  afterAll(async () => {
-    await client?.close();
+  const client = useTestClient(catalogue, {
+    nodeEnv: 'production',
+    env: { DATABASE_POOL_SIZE: '1', DATABASE_POOL_QUEUE_TIMEOUT_MS: String(QUEUE_TIMEOUT_MS), DATABASE_STATEMENT_TIMEOUT_MS: '20000' },
   });
 
   it('queues other requests for the queue timeout, then answers 503; serves them again once the connection is free', async () => {
@@ -70,13 +58,7 @@ describe('a pool of one connection, held by a blocked write', () => {
 });
 
 describe('a write blocked past the statement timeout', () => {
-  let client: TestClient;
-  beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) } });
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const client = useTestClient(catalogue, { nodeEnv: 'production', env: { DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) } });
 
   it('is cancelled by Postgres: 503 after about the timeout, nothing written, REST and GraphQL', async () => {
     const before = await catalogue.direct.one<{ name: string }>('SELECT name FROM products WHERE id = 7');

@@ -24,7 +24,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApiKey, createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { ADMIN_HEADERS, startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
@@ -39,7 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Read { cache: string | null; statements: number; name: string | undefined }
 
 describe.skipIf(!redisAvailable())('freshness under Redis faults, two server processes', () => {
-  let catalogue: TestCatalogue;
+  const catalogue = useTestCatalogue();
   let master: TestRedis;
   let replica: TestRedis | undefined;
   let aofDir: string;
@@ -55,7 +55,6 @@ describe.skipIf(!redisAvailable())('freshness under Redis faults, two server pro
   const measured: string[] = [];
 
   beforeAll(async () => {
-    catalogue = await createTestCatalogue();
     aofDir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-aof-'));
     // Persistence on, every write on disk before it is answered: a restart brings the entries back.
     master = await startTestRedis(['--appendonly', 'yes', '--appendfsync', 'always', '--dir', aofDir]);
@@ -89,7 +88,6 @@ describe.skipIf(!redisAvailable())('freshness under Redis faults, two server pro
     await replica?.stop();
     await master?.stop();
     if (aofDir) fs.rmSync(aofDir, { recursive: true, force: true });
-    await catalogue?.dispose();
   });
 
   async function rest(server: ApiProcess, url: string): Promise<Read> {

@@ -4,19 +4,18 @@
 // REST with Redis down, invalidations while down, and Redis down at start.)
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { cacheConnected, redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 const REDIS_TIMEOUT_MS = 100;
 const QUERY = '{ product(id: "3") { id name styles { name } } }';
 
 describe.skipIf(!redisAvailable())('Redis faults fail open', () => {
-  let catalogue: TestCatalogue;
+  const catalogue = useTestCatalogue();
   let redis: TestRedis;
   let client: TestClient;
 
   beforeAll(async () => {
-    catalogue = await createTestCatalogue();
     redis = await startTestRedis();
     client = await createTestClient(catalogue.db.url, {
       nodeEnv: 'production',
@@ -27,7 +26,6 @@ describe.skipIf(!redisAvailable())('Redis faults fail open', () => {
   afterAll(async () => {
     await client?.close();
     await redis?.stop();
-    await catalogue?.dispose();
   });
 
   /** Reads through both APIs; every one must be a 200 from Postgres, each within `boundMs`. */

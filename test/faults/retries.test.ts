@@ -6,23 +6,15 @@
 // aborts the update, which is run again and succeeds. A lock held past
 // DATABASE_LOCK_TIMEOUT_MS: the write is given up with a 503 and Retry-After
 // (REST and GraphQL), and nothing is written.
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { isLockTimeout, isWriteConflict } from '../../src/db/writes/transaction.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { HeldLocks, lockWaiters } from '../support/locks.ts';
 
 const LOCK_TIMEOUT_MS = 300;
 
-let catalogue: TestCatalogue;
-let client: TestClient;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS) } });
-});
-afterAll(async () => {
-  await client?.close();
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
+const client = useTestClient(catalogue, { nodeEnv: 'production', env: { DATABASE_LOCK_TIMEOUT_MS: String(LOCK_TIMEOUT_MS) } });
 
 async function state(id: number) {
   const { name } = await catalogue.direct.one<{ name: string }>('SELECT name FROM products WHERE id = $1', [id]);

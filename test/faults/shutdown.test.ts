@@ -5,19 +5,15 @@
 // a bounded time.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApiKey, createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';
+import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { HeldLocks, lockWaiters } from '../support/locks.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 
-let catalogue: TestCatalogue;
+const catalogue = useTestCatalogue();
 /** Headers of a write: writes need an API key. */
 let writeHeaders: Record<string, string>;
 beforeAll(async () => {
-  catalogue = await createTestCatalogue();
   writeHeaders = { 'content-type': 'application/json', authorization: `Bearer ${await createTestApiKey(catalogue.db.url)}` };
-});
-afterAll(async () => {
-  await catalogue?.dispose();
 });
 
 /** One request on a connection of its own: its status, or the connection error's code. */

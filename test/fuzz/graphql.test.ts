@@ -4,22 +4,14 @@
 // internal (no stack, SQL, file path, no masked internal error: bad input must
 // never crash a resolver); Object.prototype stays clean; and a normal query
 // still works afterwards. Seed and runs: test/support/fuzz.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { describeExchange, fuzz, leaksIn, requestText, watchObjectPrototype } from '../support/fuzz.ts';
 import { rawRequest, type RawRequest, type RawResponse } from '../support/raw-http.ts';
 import { getRequest, postRequest } from './graphql-inputs.ts';
 
-let catalogue: TestCatalogue;
+const catalogue = useTestCatalogue();
 const objectPrototype = watchObjectPrototype();
-
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-
-afterAll(async () => {
-  await catalogue?.dispose();
-});
 
 interface AnswerError {
   message?: unknown;
@@ -53,17 +45,12 @@ function expectSafeAnswer(request: RawRequest, response: RawResponse): void {
 }
 
 describe.each(EXECUTORS)('GraphQL fuzzing with $engine', ({ env: executor }) => {
-  let client: TestClient;
+  // Production settings (internal errors masked), with the response cache on: it keys on documents and variables too.
+  const client = useTestClient(catalogue, { nodeEnv: 'production', env: { ...executor, CACHE: 'on' } });
   let baseUrl: string;
 
   beforeAll(async () => {
-    // Production settings (internal errors masked), with the response cache on: it keys on documents and variables too.
-    client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { ...executor, CACHE: 'on' } });
     baseUrl = await client.app.listen({ port: 0, host: '127.0.0.1' });
-  });
-
-  afterAll(async () => {
-    await client?.close();
   });
 
   async function expectNormalQueryWorks(): Promise<void> {

@@ -3,14 +3,15 @@
 // a 4xx is exactly {"error": "<string>"}, nothing internal in it; rejected
 // writes write nothing, Object.prototype stays clean, and the server still
 // answers a normal request afterwards. Seed and runs: test/support/fuzz.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { describeExchange, fuzz, leaksIn, requestText, watchObjectPrototype } from '../support/fuzz.ts';
 import { rawRequest, type RawRequest, type RawResponse } from '../support/raw-http.ts';
 import { listingRequest, malformedHttpRequest, productPathRequest, writeRequest } from './rest-inputs.ts';
 
-let catalogue: TestCatalogue;
-let client: TestClient;
+const catalogue = useTestCatalogue();
+// Production settings (internal errors masked), with the response cache on: its keys see the raw URLs too.
+const client = useTestClient(catalogue, { nodeEnv: 'production', env: { CACHE: 'on' } });
 let baseUrl: string;
 const objectPrototype = watchObjectPrototype();
 
@@ -19,16 +20,8 @@ let netCreated = 0;
 let productsAtStart: number;
 
 beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-  // Production settings (internal errors masked), with the response cache on: its keys see the raw URLs too.
-  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { CACHE: 'on' } });
   baseUrl = await client.app.listen({ port: 0, host: '127.0.0.1' });
   productsAtStart = await productCount();
-});
-
-afterAll(async () => {
-  await client?.close();
-  await catalogue?.dispose();
 });
 
 async function productCount(): Promise<number> {

@@ -9,8 +9,8 @@
 import crypto from 'node:crypto';
 import { ApolloClient, gql, HttpLink, InMemoryCache, type TypedDocumentNode } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 /** One HTTP request an Apollo Client sent, with what came back. */
 interface SentRequest {
@@ -94,21 +94,14 @@ const WAIT = { timeout: 5_000, interval: 10 };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
 const suffix = () => crypto.randomBytes(3).toString('hex');
 
-let catalogue: TestCatalogue;
-let server: TestClient;
+const catalogue = useTestCatalogue({ scale: 0.0001 });
+const server = useTestClient(catalogue, { env: { CACHE: 'on' } });
 let uri: string;
 let apiKey: string;
 
 beforeAll(async () => {
-  catalogue = await createTestCatalogue({ scale: 0.0001 });
-  server = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
   uri = `${await server.app.listen({ port: 0, host: '127.0.0.1' })}/graphql`;
   apiKey = server.apiKey!;
-});
-
-afterAll(async () => {
-  await server?.close();
-  await catalogue?.dispose();
 });
 
 function newClient(log: SentRequest[], options: { typePolicies?: ConstructorParameters<typeof InMemoryCache>[0] } = {}) {

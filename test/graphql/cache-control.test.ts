@@ -4,16 +4,10 @@
 // hash-only GET that a CDN can cache, shared between instances through Redis.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 async function post(client: TestClient, body: unknown) {
   const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
@@ -26,14 +20,8 @@ async function get(client: TestClient, query: string) {
 }
 
 describe.each(EXECUTORS)('Cache-Control from SDL hints with $engine', ({ env }) => {
-  let client: TestClient;
-  beforeAll(async () => {
-    // Browsers up to 45 s, CDNs up to 600 s: the hints (60, 30, 10) cut both.
-    client = await createTestClient(catalogue.db.url, { env: { ...env, HTTP_CACHE_MAX_AGE_SECONDS: '45', HTTP_CACHE_SHARED_MAX_AGE_SECONDS: '600' } });
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  // Browsers up to 45 s, CDNs up to 600 s: the hints (60, 30, 10) cut both.
+  const client = useTestClient(catalogue, { env: { ...env, HTTP_CACHE_MAX_AGE_SECONDS: '45', HTTP_CACHE_SHARED_MAX_AGE_SECONDS: '600' } });
 
   it.each([
     ['{ product(id: "1") { name } }', 'public, max-age=45, s-maxage=60'],

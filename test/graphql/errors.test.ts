@@ -3,7 +3,7 @@
 // quote, never a stack, SQL or table name. Client errors keep their messages.
 // Request ids: generated per request, or taken from a well-formed x-request-id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, EXECUTORS, type GraphQLResponse, type NodeEnv, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient, type GraphQLResponse, type NodeEnv, type TestClient } from '../support/catalogue-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -29,15 +29,7 @@ function expectMasked(response: GraphQLResponse, path: (string | number)[]): voi
   expect(response.headers['x-request-id']).toMatch(UUID);
 }
 
-let catalogue: TestCatalogue;
-
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 describe.each(EXECUTORS)('internal errors with $engine', ({ env: executor }) => {
   const clients: Partial<Record<NodeEnv, TestClient>> = {};
@@ -119,18 +111,11 @@ describe.each(EXECUTORS)('internal errors with $engine', ({ env: executor }) => 
 // internal error (masked, logged, some a 500), or ran an operation the client
 // did not name. They are the client's mistakes: 400 with a message and a code.
 describe.each(EXECUTORS)('malformed requests are client errors with $engine', ({ env: executor }) => {
-  let client: TestClient;
-
-  beforeAll(async () => {
-    // The abuse limits (token count, depth) would refuse the deep documents
-    // below first; lifted here, the parser's and compiler's own failures show.
-    client = await createTestClient(catalogue.db.url, {
-      nodeEnv: 'production',
-      env: { ...executor, GRAPHQL_MAX_TOKENS: '1000000', GRAPHQL_MAX_DEPTH: '10000', GRAPHQL_MAX_COST: '1000000000' },
-    });
-  });
-  afterAll(async () => {
-    await client?.close();
+  // The abuse limits (token count, depth) would refuse the deep documents
+  // below first; lifted here, the parser's and compiler's own failures show.
+  const client = useTestClient(catalogue, {
+    nodeEnv: 'production',
+    env: { ...executor, GRAPHQL_MAX_TOKENS: '1000000', GRAPHQL_MAX_DEPTH: '10000', GRAPHQL_MAX_COST: '1000000000' },
   });
 
   const post = (payload: Record<string, unknown>) => client.postRaw(JSON.stringify(payload));

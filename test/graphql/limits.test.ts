@@ -6,7 +6,7 @@
 // development (configurable).
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { getIntrospectionQuery, parse } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { operationCost } from '../../src/graphql/cost.ts';
 import { EXAMPLE_QUERY } from '../../src/graphql/ide.ts';
@@ -14,7 +14,7 @@ import { operationShape } from '../../src/graphql/limits/operation-shape.ts';
 import { readTypeDefs } from '../../src/graphql/schema.ts';
 import { loadTrustedDocuments } from '../../src/graphql/trusted-documents.ts';
 import { NestedProductsByIdsDocument, NestedProductsDocument } from '../../src/generated/graphql/operations/graphql.ts';
-import { createTestCatalogue, createTestClient, type GraphQLResponse, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { useTestCatalogue, useTestClient, type GraphQLResponse, type TestClient } from '../support/catalogue-app.ts';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
 
@@ -64,30 +64,21 @@ const newProduct = (features: number) => ({
   features: Array.from({ length: features }, (_, i) => ({ feature: `f${i}`, value: 'v' })),
 });
 
-let catalogue: TestCatalogue;
-const clients: Record<string, TestClient> = {};
+const catalogue = useTestCatalogue();
 /** Tight limits on a production server, to show every setting is read. */
 const TIGHT = {
   GRAPHQL_MAX_DEPTH: '3', GRAPHQL_MAX_ALIASES: '2', GRAPHQL_MAX_TOKENS: '40', GRAPHQL_MAX_DIRECTIVES: '1',
   GRAPHQL_MAX_COST: '76', GRAPHQL_MAX_LIST_LENGTH: '5', MAX_PAGE_SIZE: '10',
 };
-
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-  const url = catalogue.db.url;
-  clients.production = await createTestClient(url, { nodeEnv: 'production' });
-  clients.development = await createTestClient(url, { nodeEnv: 'development' });
-  clients.test = await createTestClient(url, { nodeEnv: 'test' });
-  clients.tight = await createTestClient(url, { nodeEnv: 'production', env: TIGHT });
-  clients.open = await createTestClient(url, { nodeEnv: 'production', env: { GRAPHQL_INTROSPECTION: 'on', GRAPHQL_FIELD_SUGGESTIONS: 'on' } });
-  clients.closed = await createTestClient(url, { nodeEnv: 'development', env: { GRAPHQL_INTROSPECTION: 'off', GRAPHQL_FIELD_SUGGESTIONS: 'off' } });
-  clients.trusted = await createTestClient(url, { nodeEnv: 'production', env: { TRUSTED_DOCUMENTS: 'on' } });
-});
-
-afterAll(async () => {
-  for (const client of Object.values(clients)) await client.close();
-  await catalogue?.dispose();
-});
+const clients: Record<string, TestClient> = {
+  production: useTestClient(catalogue, { nodeEnv: 'production' }),
+  development: useTestClient(catalogue, { nodeEnv: 'development' }),
+  test: useTestClient(catalogue, { nodeEnv: 'test' }),
+  tight: useTestClient(catalogue, { nodeEnv: 'production', env: TIGHT }),
+  open: useTestClient(catalogue, { nodeEnv: 'production', env: { GRAPHQL_INTROSPECTION: 'on', GRAPHQL_FIELD_SUGGESTIONS: 'on' } }),
+  closed: useTestClient(catalogue, { nodeEnv: 'development', env: { GRAPHQL_INTROSPECTION: 'off', GRAPHQL_FIELD_SUGGESTIONS: 'off' } }),
+  trusted: useTestClient(catalogue, { nodeEnv: 'production', env: { TRUSTED_DOCUMENTS: 'on' } }),
+};
 
 const client = (name: string): TestClient => {
   const found = clients[name];

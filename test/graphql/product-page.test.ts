@@ -1,25 +1,13 @@
 // The hot path: one product with its styles, photos and skus (a product page)
 // is a single SQL statement, with exactly the values the tables hold.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProductStylesDocument } from '../../src/generated/graphql/operations/graphql.ts';
-import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 describe.each(EXECUTORS)('product page with $name', ({ env }) => {
-  let client: TestClient;
-  beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { env });
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const client = useTestClient(catalogue, { env });
 
   it('costs one statement and returns the rows exactly', async () => {
     const [row] = await catalogue.direct.rows<{ id: number }>(

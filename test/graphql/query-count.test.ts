@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument } from '../../src/generated/graphql/operations/graphql.ts';
-import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
 /**
  * `products(count: N) { features { feature } styles { photos { url } skus { size } } related { name styles { name } } }`
@@ -100,14 +100,13 @@ async function readGraph(catalogue: TestCatalogue): Promise<Graph> {
   return graph;
 }
 
-let catalogue: TestCatalogue;
+const catalogue = useTestCatalogue();
 let graph: Graph;
 /** Ids for NestedProductsByIds / DeepRelated, per size. */
 const nestedIds = new Map<number, string[]>();
 const deepIds = new Map<number, string[]>();
 
 beforeAll(async () => {
-  catalogue = await createTestCatalogue();
   graph = await readGraph(catalogue);
   const deepCandidates = graph.productIds.filter((id) => deepHasWorkAtEveryLevel(graph, [id]));
   for (const size of SIZES) {
@@ -122,10 +121,6 @@ beforeAll(async () => {
   // reason to come, and close the direct connections.
   await catalogue.direct.rows('VACUUM ANALYZE');
   await catalogue.direct.close();
-});
-
-afterAll(async () => {
-  await catalogue?.dispose();
 });
 
 describe('test data preconditions', () => {
@@ -145,13 +140,7 @@ describe('test data preconditions', () => {
 });
 
 describe.each(EXECUTORS)('x-sql-statements with $engine', ({ env }) => {
-  let client: TestClient;
-  beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { env: { ...env, ...CONTRACT_LIMITS } });
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const client = useTestClient(catalogue, { env: { ...env, ...CONTRACT_LIMITS } });
 
   it(`products(count: N) with nested relations costs ${NESTED_STATEMENTS} statements for N = 1, 10 and 50`, async () => {
     const counts: Record<number, number> = {};

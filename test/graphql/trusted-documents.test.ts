@@ -1,24 +1,15 @@
 // TRUSTED_DOCUMENTS=on: only the operations of the codegen manifest run,
 // sent in full or by id; anything else is a clear 400. Off by default.
 import { print } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProductDetailDocument } from '../../src/generated/graphql/operations/graphql.ts';
 import { loadTrustedDocuments } from '../../src/graphql/trusted-documents.ts';
-import { createTestCatalogue, createTestClient, GRAPHQL_ACCEPT, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, GRAPHQL_ACCEPT, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 
-let catalogue: TestCatalogue;
-let trusted: TestClient;
+const catalogue = useTestCatalogue();
+const trusted = useTestClient(catalogue, { env: { TRUSTED_DOCUMENTS: 'on' } });
 const manifest = loadTrustedDocuments();
 const [detailId, detailText] = [...manifest].find(([, text]) => text.startsWith('query ProductDetail('))!;
-
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-  trusted = await createTestClient(catalogue.db.url, { env: { TRUSTED_DOCUMENTS: 'on' } });
-});
-afterAll(async () => {
-  await trusted?.close();
-  await catalogue?.dispose();
-});
 
 async function post(client: TestClient, body: unknown) {
   const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: JSON.stringify(body), headers: { 'content-type': 'application/json', accept: GRAPHQL_ACCEPT } });

@@ -8,17 +8,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { launchChromium } from '../support/browser.ts';
 
-let catalogue: TestCatalogue;
+const catalogue = useTestCatalogue();
 let browser: Browser;
 /** Serves an empty page: the origin the scripts run in. */
 let pageServer: http.Server;
 let pageOrigin: string;
 
 beforeAll(async () => {
-  catalogue = await createTestCatalogue();
   browser = await launchChromium();
   pageServer = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>front end</title>'));
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
@@ -28,7 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => pageServer?.close(resolve));
-  await catalogue?.dispose();
 });
 
 interface Served { method: string; url: string; status: number }

@@ -1,16 +1,10 @@
 // CORS by HTTP (test/http/browser.test.ts has Chromium apply it): the default
 // `*`, an allowlist with Vary: Origin, credentials only where configured, off.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXPOSED_HEADERS } from '../../src/http/cors.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue } from '../support/catalogue-app.ts';
+import { createTestClient, useTestCatalogue } from '../support/catalogue-app.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue({ scale: 0.0001 });
-});
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue({ scale: 0.0001 });
 
 const ORIGIN = 'https://shop.example.com';
 const preflight = (path: string, origin = ORIGIN) => ({

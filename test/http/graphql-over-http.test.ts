@@ -4,21 +4,13 @@
 // what the audit does not try: partial data is 200 under both media types,
 // and a request error is a 400 only where application/graphql-response+json
 // gives statuses that meaning.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { auditServer, type AuditResult } from 'graphql-http';
-import { createTestCatalogue, createTestClient, EXECUTORS, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
 
-let catalogue: TestCatalogue;
-
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 function notPassed(results: AuditResult[], level: 'MUST' | 'SHOULD' | 'MAY'): string[] {
   return results
@@ -27,19 +19,14 @@ function notPassed(results: AuditResult[], level: 'MUST' | 'SHOULD' | 'MAY'): st
 }
 
 describe.each(EXECUTORS)('GraphQL over HTTP ($engine)', ({ env }) => {
-  let client: TestClient;
+  // The audit looks types up by name (`__type`): introspection on, as in development.
+  const client = useTestClient(catalogue, { env: { ...env, GRAPHQL_INTROSPECTION: 'on' }, apiKey: false });
   let url: string;
 
   beforeAll(async () => {
-    // The audit looks types up by name (`__type`): introspection on, as in development.
-    client = await createTestClient(catalogue.db.url, { env: { ...env, GRAPHQL_INTROSPECTION: 'on' }, apiKey: false });
     await client.app.listen({ host: '127.0.0.1', port: 0 });
     const address = client.app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
-  });
-
-  afterAll(async () => {
-    await client?.close();
   });
 
   it('graphql-http auditServer: every MUST and every SHOULD passes', async () => {
@@ -85,16 +72,12 @@ describe.each(EXECUTORS)('GraphQL over HTTP ($engine)', ({ env }) => {
 });
 
 describe('persisted queries over HTTP', () => {
-  let client: TestClient;
+  const client = useTestClient(catalogue, { apiKey: false });
   let url: string;
   beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { apiKey: false });
     await client.app.listen({ host: '127.0.0.1', port: 0 });
     const address = client.app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/graphql`;
-  });
-  afterAll(async () => {
-    await client?.close();
   });
 
   it('an unknown hash has no data: 400 under application/graphql-response+json, 200 under application/json', async () => {

@@ -7,17 +7,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { ALL_TAG, MAX_SURROGATE_KEYS } from '../../src/http/http-caching.ts';
 import { CdnPurge } from '../../src/cache/cdn-purge.ts';
 
-let catalogue: TestCatalogue;
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-});
-afterAll(async () => {
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
 
 const PRODUCT_QUERY = '{ product(id: "3") { id name styles { name skus { size quantity } } related { id } } }';
 const graphqlGet = (query: string) => `/graphql?query=${encodeURIComponent(query)}`;
@@ -58,13 +52,7 @@ class PurgeReceiver {
 }
 
 describe('defaults, response cache on', () => {
-  let client: TestClient;
-  beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
+  const client = useTestClient(catalogue, { env: { CACHE: 'on' } });
 
   it.each([
     ['GraphQL GET', graphqlGet(PRODUCT_QUERY)],
@@ -152,14 +140,8 @@ describe('defaults, response cache on', () => {
 });
 
 describe('configured lifetimes, and reads that need a key', () => {
-  let client: TestClient;
-  beforeAll(async () => {
-    client = await createTestClient(catalogue.db.url, {
-      env: { HTTP_CACHE_MAX_AGE_SECONDS: '20', HTTP_CACHE_SHARED_MAX_AGE_SECONDS: '3600', API_KEYS_FOR_READS: 'required' },
-    });
-  });
-  afterAll(async () => {
-    await client?.close();
+  const client = useTestClient(catalogue, {
+    env: { HTTP_CACHE_MAX_AGE_SECONDS: '20', HTTP_CACHE_SHARED_MAX_AGE_SECONDS: '3600', API_KEYS_FOR_READS: 'required' },
   });
 
   it('max-age and s-maxage where configured, never past the schema hint of what is shown', async () => {

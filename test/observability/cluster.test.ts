@@ -1,15 +1,13 @@
 // WORKERS=2 (node:cluster): requests spread over both workers (their log
 // lines carry different pids), and /metrics, whichever worker answers it,
 // counts all of them.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort } from '../../bench/lib/free-port.ts';
+import { startApiProcess } from '../support/api-process.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { Scrape } from '../support/prometheus.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 /** In production /metrics needs the admin token. */
 const ADMIN_TOKEN = 'cluster-test-admin-token';
 const WORKERS = 2;
@@ -33,22 +31,20 @@ const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', WORKERS: String(WORKERS), LOG_LEVEL: 'info', NODE_ENV: 'production', ADMIN_TOKEN },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
   let pending = '';
-  server.stdout!.setEncoding('utf8');
-  server.stdout!.on('data', (chunk: string) => {
+  const onStdout = (chunk: string) => {
     const lines = (pending + chunk).split('\n');
     pending = lines.pop() ?? '';
     for (const line of lines) if (line.startsWith('{')) logLines.push(JSON.parse(line) as Record<string, unknown>);
-  });
+  };
   // Up when every worker has said it is listening.
   const listening = () => new Set(logLines.filter((line) => String(line.msg).startsWith('Server listening')).map((line) => line.pid)).size;
-  for (let i = 0; i < 300 && listening() < WORKERS; i++) await new Promise((r) => setTimeout(r, 100));
+  const api = await startApiProcess(
+    { DATABASE_URL: database.url, WORKERS: String(WORKERS), LOG_LEVEL: 'info', ADMIN_TOKEN },
+    { onStdout, stderr: 'inherit', condition: () => listening() >= WORKERS },
+  );
+  server = api.child;
+  base = api.url;
   expect(listening()).toBe(WORKERS);
 }, 60_000);
 

@@ -5,7 +5,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 
 /** In production /metrics needs it. */
 const ADMIN_TOKEN = 'logging-test-admin-token';
@@ -30,19 +30,9 @@ class CapturedLog {
   }
 }
 
-let catalogue: TestCatalogue;
+const catalogue = useTestCatalogue();
 const log = new CapturedLog();
-let client: TestClient;
-
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-  client = await createTestClient(catalogue.db.url, { nodeEnv: 'production', env: { LOG_LEVEL: 'info', ADMIN_TOKEN }, logDestination: log });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await catalogue?.dispose();
-});
+const client = useTestClient(catalogue, { nodeEnv: 'production', env: { LOG_LEVEL: 'info', ADMIN_TOKEN }, logDestination: log });
 
 describe('request logs', () => {
   it('a REST request: its id echoed in x-request-id, one JSON completion line carrying it', async () => {

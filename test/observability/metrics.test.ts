@@ -2,23 +2,13 @@
 // exactly the requests made, labelled by route pattern and operation name
 // (bounded), and the SQL, DataLoader, cache, pool and process series are there
 // with plausible values.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { Scrape } from '../support/prometheus.ts';
 
-let catalogue: TestCatalogue;
-let client: TestClient;
-
-beforeAll(async () => {
-  catalogue = await createTestCatalogue();
-  // The in-process response cache, so hits and misses are counted too.
-  client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on' } });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await catalogue?.dispose();
-});
+const catalogue = useTestCatalogue();
+// The in-process response cache, so hits and misses are counted too.
+const client = useTestClient(catalogue, { env: { CACHE: 'on' } });
 
 async function scrape(target: TestClient = client): Promise<Scrape> {
   const response = await target.app.inject({ method: 'GET', url: '/metrics' });

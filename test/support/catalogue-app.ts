@@ -8,6 +8,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { generateCatalogue, type Manifest } from '../../src/etl/generate/generate.ts';
 import { loadCatalogue } from '../../src/etl/load/load.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -217,7 +218,14 @@ export async function createTestApiKey(databaseUrl: string, options: { name?: st
  * their own credentials (`injectAnonymous` sends none); with `apiKey: false`
  * the client has no key (for a database without the api_keys table).
  */
-export async function createTestClient(databaseUrl: string, options: { nodeEnv?: NodeEnv; env?: Record<string, string>; apiKey?: boolean; logDestination?: LogDestination } = {}): Promise<TestClient> {
+export interface TestClientOptions {
+  nodeEnv?: NodeEnv;
+  env?: Record<string, string>;
+  apiKey?: boolean;
+  logDestination?: LogDestination;
+}
+
+export async function createTestClient(databaseUrl: string, options: TestClientOptions = {}): Promise<TestClient> {
   const inherited = process.env.GRAPHQL_JIT ? { GRAPHQL_JIT: process.env.GRAPHQL_JIT } : {};
   // The response cache is off unless a test turns it on: these tests also
   // write straight to the database, which no cache could know about. Rate
@@ -227,4 +235,65 @@ export async function createTestClient(databaseUrl: string, options: { nodeEnv?:
   const server = await buildServer(config, databaseUrl, { logDestination: options.logDestination });
   await server.app.ready();
   return new TestClient(server, options.apiKey === false ? undefined : await createTestApiKey(databaseUrl));
+}
+
+/**
+ * A stand-in for a value a `beforeAll` creates: reading it (a property or a
+ * method) before then, or after the `afterAll` that ends it, throws; after it,
+ * everything reads through to the value (methods bound to it).
+ */
+function lazy<T extends object>(what: string, current: () => T | undefined): T {
+  const value = (): T => {
+    const created = current();
+    if (created === undefined) throw new Error(`${what} is used outside the tests it was set up for (before beforeAll or after afterAll)`);
+    return created;
+  };
+  return new Proxy({} as T, {
+    get(_, property) {
+      const target = value();
+      const read = Reflect.get(target, property, target) as unknown;
+      return typeof read === 'function' ? (read as (...args: unknown[]) => unknown).bind(target) : read;
+    },
+    set(_, property, assigned) { return Reflect.set(value(), property, assigned); },
+    has(_, property) { return Reflect.has(value(), property); },
+  });
+}
+
+/**
+ * The set-up of a test file (or of a describe block, when called in one): a
+ * test catalogue (createTestCatalogue with `options`) created in `beforeAll`
+ * and disposed in `afterAll`. Returns it at once, to be read in the tests and
+ * in later hooks (useTestClient(catalogue, ...) included).
+ */
+export function useTestCatalogue(options: Parameters<typeof createTestCatalogue>[0] & { timeout?: number } = {}): TestCatalogue {
+  const { timeout, ...catalogueOptions } = options;
+  let catalogue: TestCatalogue | undefined;
+  beforeAll(async () => {
+    catalogue = await createTestCatalogue(catalogueOptions);
+  }, timeout);
+  afterAll(async () => {
+    const created = catalogue;
+    catalogue = undefined;
+    await created?.dispose();
+  });
+  return lazy('the test catalogue', () => catalogue);
+}
+
+/**
+ * A test client (createTestClient with `options`) for the scope it is called
+ * in: built in `beforeAll` on the catalogue's database (or on the database a
+ * function names then; options from a function are read then too), closed in `afterAll`, before the catalogue of the same
+ * scope is disposed (vitest runs after-hooks in reverse order).
+ */
+export function useTestClient(database: TestCatalogue | (() => string), options: TestClientOptions | (() => TestClientOptions) = {}): TestClient {
+  let client: TestClient | undefined;
+  beforeAll(async () => {
+    client = await createTestClient(typeof database === 'function' ? database() : database.db.url, typeof options === 'function' ? options() : options);
+  });
+  afterAll(async () => {
+    const created = client;
+    client = undefined;
+    await created?.close();
+  });
+  return lazy('the test client', () => client);
 }

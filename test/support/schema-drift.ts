@@ -18,6 +18,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { get_dmmf } from '@prisma/prisma-schema-wasm';
 import pg from 'pg';
+// Json defaults are compared with keys sorted: jsonb does not keep the written key order.
+import { canonicalJson } from '../../src/util/canonical-json.ts';
 
 export const SCHEMA_PATH = path.resolve(import.meta.dirname, '../../prisma/schema.prisma');
 
@@ -346,16 +348,6 @@ function defaultLiteral(expression: string): string {
   text = text.replace(/(::("[^"]+"|[a-z_][a-z0-9_ ]*)(\(\d+(,\d+)?\))?(\[\])?)+$/i, '');
   if (text.startsWith("'") && text.endsWith("'")) text = text.slice(1, -1).replaceAll("''", "'");
   return text;
-}
-
-/** JSON with object keys sorted, since jsonb does not keep the written key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /**
