@@ -110,6 +110,7 @@ if (import.meta.main) {
       process.once('SIGTERM', resolve);
     });
     await sim.close();
-    console.log(`legacy simulator stopped after ${sim.stats().received.toLocaleString('en-US')} requests`);
+    const received = sim.stats().received;
+    console.log(`legacy simulator stopped after ${received.toLocaleString('en-US')} legacy request${received === 1 ? '' : 's'}`);
   });
 }
