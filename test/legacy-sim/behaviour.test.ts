@@ -20,8 +20,11 @@ async function timed(url: string) {
   const start = performance.now();
   const response = await fetch(url);
   await response.text();
-  return { status: response.status, ms: performance.now() - start, end: performance.now() };
+  return { status: response.status, ms: performance.now() - start };
 }
+
+// JSON answers, checked by the assertions.
+const getJson = async (url: string): Promise<any> => (await fetch(url)).json();
 
 const admin = async (sim: LegacySimulator, method: string, path: string, body?: unknown) => {
   const response = await fetch(`${sim.url}${path}`, {
@@ -35,19 +38,22 @@ describe('one request at a time behind a fixed overhead', () => {
   it('one request takes the overhead; 3 concurrent ones take 3x as long, one after the other; never 2 handled at once', async () => {
     const overhead = 60;
     const sim = await simulator({ overheadMs: overhead });
+    await admin(sim, 'GET', '/__sim/stats'); // the client's first connection, outside the measurement
     const one = await timed(`${sim.url}/products/1`);
     expect(one.status).toBe(200);
     expect(one.ms).toBeGreaterThanOrEqual(overhead - 2);
-    expect(one.ms).toBeLessThan(overhead + 100);
+    expect(one.ms).toBeLessThan(overhead + 250); // generous: a loaded test machine
 
     const start = performance.now();
     const three = await Promise.all([timed(`${sim.url}/products/1`), timed(`${sim.url}/products/2/styles`), timed(`${sim.url}/products?count=10`)]);
     const total = performance.now() - start;
     expect(total).toBeGreaterThanOrEqual(3 * overhead - 5);
-    expect(total).toBeLessThan(3 * overhead + 150);
-    const ends = three.map((t) => t.end - start).sort((a, b) => a - b);
-    expect(ends[1]! - ends[0]!).toBeGreaterThanOrEqual(overhead - 10);
-    expect(ends[2]! - ends[1]!).toBeGreaterThanOrEqual(overhead - 10);
+    expect(total).toBeLessThan(3 * overhead + 250);
+    expect(three.map((t) => t.status)).toEqual([200, 200, 200]);
+    // As the simulator saw them: answered one overhead after another (timers are never early).
+    const answered = sim.requests().slice(-3).map((entry) => Date.parse(entry.receivedAt) + entry.ms!).sort((a, b) => a - b);
+    expect(answered[1]! - answered[0]!).toBeGreaterThanOrEqual(overhead - 1);
+    expect(answered[2]! - answered[1]!).toBeGreaterThanOrEqual(overhead - 1);
 
     const stats = sim.stats();
     expect(stats.maxConcurrent).toBe(1);
@@ -148,7 +154,7 @@ describe('faults', () => {
     const put = await fetch(`${sim.url}/products/1`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"name":"Lost"}' });
     expect(put.status).toBeGreaterThanOrEqual(500);
     sim.setFaults({ errorRate: 0 });
-    expect((await (await fetch(`${sim.url}/products/1`)).json()).name).not.toBe('Lost');
+    expect((await getJson(`${sim.url}/products/1`)).name).not.toBe('Lost');
   });
 
   it('down: 503 with Retry-After at once, or dropped connections, or refused connections until up', async () => {
@@ -184,11 +190,11 @@ describe('changes behind the sidecar\'s back', () => {
     const sim = await simulator({ overheadMs: 0, now: () => clock });
     const patched = await admin(sim, 'POST', '/__sim/products/5', { name: 'Renamed', default_price: '1.5' });
     expect(patched.status).toBe(200);
-    const detail = await (await fetch(`${sim.url}/products/5`)).json();
+    const detail = await getJson(`${sim.url}/products/5`);
     expect(detail).toMatchObject({ name: 'Renamed', default_price: '1.50', updated_at: '2025-05-05T05:05:05.555Z', created_at: '2021-08-13T14:38:44.509Z' });
     clock = new Date('2026-06-06T06:06:06.666Z');
     await admin(sim, 'POST', '/__sim/products/5', { slogan: 'Quietly', touch: false });
-    expect(await (await fetch(`${sim.url}/products/5`)).json()).toMatchObject({ slogan: 'Quietly', updated_at: '2025-05-05T05:05:05.555Z' });
+    expect(await getJson(`${sim.url}/products/5`)).toMatchObject({ slogan: 'Quietly', updated_at: '2025-05-05T05:05:05.555Z' });
     expect(sim.stats().received).toBe(2);
   });
 
@@ -201,15 +207,15 @@ describe('changes behind the sidecar\'s back', () => {
     ];
     const changed = await admin(sim, 'POST', '/__sim/products/6', { styles, features: [{ feature: 'Fit', value: 'Slim' }], related: [1, 1, 2] });
     expect(changed.status).toBe(200);
-    const read = await (await fetch(`${sim.url}/products/6/styles`)).json();
+    const read = await getJson(`${sim.url}/products/6/styles`);
     expect(read.results).toHaveLength(view.styles.length + 1);
     for (const style of read.results.slice(0, -1)) expect(style.sale_price).toBe('3.00');
     expect(read.results.at(-1)).toMatchObject({
       name: 'New Style', original_price: '10.00', sale_price: null, 'default?': false,
       photos: [{ thumbnail_url: null, url: null }], skus: { 900001: { quantity: 3, size: 'XL' }, 900002: { quantity: 0, size: 'XL' } },
     });
-    expect((await (await fetch(`${sim.url}/products/6`)).json()).features).toEqual([{ feature: 'Fit', value: 'Slim' }]);
-    expect(await (await fetch(`${sim.url}/products/6/related`)).json()).toEqual([1, 1, 2]);
+    expect((await getJson(`${sim.url}/products/6`)).features).toEqual([{ feature: 'Fit', value: 'Slim' }]);
+    expect(await getJson(`${sim.url}/products/6/related`)).toEqual([1, 1, 2]);
     expect(await admin(sim, 'POST', '/__sim/products/6', { styles: [{ name: 'x' }] })).toEqual({
       status: 400, body: { error: 'styles[0].original_price: must be a price with at most two decimals, e.g. "140.00"' },
     });
@@ -221,8 +227,8 @@ describe('changes behind the sidecar\'s back', () => {
     const added = await admin(sim, 'POST', '/__sim/products', { name: 'Extra', slogan: 's', description: 'd', category: 'Socks', default_price: 5, related: [3] });
     expect(added.status).toBe(201);
     expect(added.body.id).toBe(201);
-    expect((await (await fetch(`${sim.url}/products?page=41&count=5`)).json()).map((p: { id: number }) => p.id)).toEqual([201]);
-    expect(await (await fetch(`${sim.url}/products/201/related`)).json()).toEqual([3]);
+    expect((await getJson(`${sim.url}/products?page=41&count=5`)).map((p: { id: number }) => p.id)).toEqual([201]);
+    expect(await getJson(`${sim.url}/products/201/related`)).toEqual([3]);
     expect((await admin(sim, 'DELETE', '/__sim/products/4')).status).toBe(204);
     expect((await fetch(`${sim.url}/products/4`)).status).toBe(404);
     expect((await admin(sim, 'DELETE', '/__sim/products/4')).status).toBe(404);
