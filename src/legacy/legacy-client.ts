@@ -32,7 +32,7 @@ import { fullJitterDelay, parseRetryAfter } from './backoff.ts';
 import { type BreakerStats, CircuitBreaker } from './circuit-breaker.ts';
 import { type Clock, sleep, systemClock } from './clock.ts';
 import { LegacyCircuitOpenError, LegacyClientClosedError, LegacyUnavailableError } from './errors.ts';
-import { attempt } from './http-attempt.ts';
+import { attempt, type AttemptResult } from './http-attempt.ts';
 import { type LegacyClientOptions, type ResolvedLegacyClientOptions, resolveLegacyClientOptions } from './options.ts';
 import { type BudgetSnapshot, type Priority, RequestBudget } from './request-budget.ts';
 
@@ -186,19 +186,21 @@ export class LegacyClient {
       let result;
       try {
         result = await attempt({ url, method, headers, body, timeoutMs: o.timeoutMs, agent: idempotent ? this.readAgent : this.writeAgent, clock: this.clock, signal, onResponseStart: permit.arrived });
-      } finally {
+      } catch (error) {
         permit.release();
+        throw error;
       }
       const canRetry = attempts < o.maxAttempts;
       const backoff = () => fullJitterDelay(attempts - 1, o.backoffBaseMs, o.backoffMaxMs, this.random);
+      // The breaker hears the outcome and a pause starts before the permit goes
+      // back: a waiting request must not slip out in between.
+      const outcome = this.record(result);
+      ticket[outcome]();
+      const pausedFor = result.kind === 'response' ? this.pauseFor(result.status, result.headers, backoff) : undefined;
+      permit.release();
 
-      if (result.kind === 'aborted') {
-        ticket.neutral();
-        throw signal?.reason ?? result.error;
-      }
+      if (result.kind === 'aborted') throw signal?.reason ?? result.error;
       if (result.kind !== 'response') {
-        this.counters.outcomes[result.kind]++;
-        ticket.failure();
         if (canRetry && (idempotent || !result.maybeSent)) {
           this.counters.retries++;
           await sleep(this.clock, backoff(), signal);
@@ -209,40 +211,59 @@ export class LegacyClient {
 
       const response = toResponse(result.status, result.headers, result.bytes, attempts);
       if (result.status === 429) {
-        this.counters.outcomes.throttled++;
-        ticket.neutral();
-        const wait = parseRetryAfter(result.headers['retry-after'], this.clock.wallNow()) ?? backoff();
-        this.pause(wait);
-        if (!canRetry || wait > o.retryAfterMaxWaitMs) return response;
+        if (!canRetry || pausedFor! > o.retryAfterMaxWaitMs) return response;
         this.counters.retries++;
         continue; // the budget holds every request until the pause is over
       }
       if (result.status >= 500) {
-        this.counters.outcomes.serverError++;
-        ticket.failure();
-        const retryAfter = result.status === 503 ? parseRetryAfter(result.headers['retry-after'], this.clock.wallNow()) : undefined;
-        if (retryAfter !== undefined) this.pause(retryAfter);
         if (!canRetry || !(idempotent || result.status === 503)) return response;
-        if (retryAfter !== undefined) {
-          if (retryAfter > o.retryAfterMaxWaitMs) return response;
+        if (pausedFor !== undefined) {
+          if (pausedFor > o.retryAfterMaxWaitMs) return response;
         } else {
           await sleep(this.clock, backoff(), signal);
         }
         this.counters.retries++;
         continue;
       }
-      if (result.status >= 400) this.counters.outcomes.clientError++;
-      else this.counters.outcomes.success++;
-      ticket.success();
-      this.lastSuccessAt = this.clock.wallNow();
       return response;
     }
   }
 
-  /** Nothing is sent to the service before `ms` from now (capped by retryAfterMaxMs). */
-  private pause(ms: number): void {
+  /** Counts how an attempt ended; says what it means for the breaker. */
+  private record(result: AttemptResult): 'success' | 'failure' | 'neutral' {
+    const outcomes = this.counters.outcomes;
+    if (result.kind === 'aborted') return 'neutral';
+    if (result.kind !== 'response') {
+      outcomes[result.kind]++;
+      return 'failure';
+    }
+    if (result.status === 429) {
+      outcomes.throttled++;
+      return 'neutral';
+    }
+    if (result.status >= 500) {
+      outcomes.serverError++;
+      return 'failure';
+    }
+    if (result.status >= 400) outcomes.clientError++;
+    else outcomes.success++;
+    this.lastSuccessAt = this.clock.wallNow();
+    return 'success';
+  }
+
+  /**
+   * For a 429 (Retry-After, else a backoff delay) or a 503 with Retry-After:
+   * nothing is sent to the service for that long (at most retryAfterMaxMs).
+   * Returns the delay the service asked for, undefined if no pause.
+   */
+  private pauseFor(status: number, headers: http.IncomingHttpHeaders, backoff: () => number): number | undefined {
+    if (status !== 429 && status !== 503) return undefined;
+    let ms = parseRetryAfter(headers['retry-after'], this.clock.wallNow());
+    if (ms === undefined && status === 429) ms = backoff();
+    if (ms === undefined) return undefined;
     this.counters.pauses++;
     this.budget.pauseUntil(this.clock.now() + Math.min(ms, this.options.retryAfterMaxMs));
+    return ms;
   }
 }
 
