@@ -26,6 +26,11 @@
 //
 // A call gives up after maxAttempts attempts, or when a Retry-After is longer
 // than retryAfterMaxWaitMs, and returns the last answer it got.
+//
+// The breaker is asked twice: before queueing (an open breaker fails the call
+// at once) and with the permit in hand (it may have opened meanwhile; the
+// permit is then given back unused). While a probe is in flight, calls already
+// queued behind it wait for it when maxConcurrency is 1, or are refused.
 import http from 'node:http';
 import https from 'node:https';
 import { fullJitterDelay, parseRetryAfter } from './backoff.ts';
