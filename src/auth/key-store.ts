@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import type { Prisma } from '../db/pool/pool.ts';
 import { type ActiveApiKey, generateApiKey } from './api-keys.ts';
+import { POSTGRES_INT_MAX } from '../db/integers.ts';
 
 export interface ApiKeyRecord extends ActiveApiKey {
   createdAt: Date;
@@ -39,7 +40,7 @@ export class ApiKeyStore {
 
   /** The key with this id or display prefix, revoked or not. */
   find(idOrPrefix: string): Promise<ApiKeyRecord | null> {
-    const where = /^\d+$/.test(idOrPrefix) && Number(idOrPrefix) <= 2_147_483_647 ? { id: Number(idOrPrefix) } : { prefix: idOrPrefix };
+    const where = /^\d+$/.test(idOrPrefix) && Number(idOrPrefix) <= POSTGRES_INT_MAX ? { id: Number(idOrPrefix) } : { prefix: idOrPrefix };
     return this.prisma.apiKey.findUnique({ where, select: RECORD_FIELDS });
   }
 

@@ -1,10 +1,9 @@
 // Ids arrive as GraphQL IDs (strings); the catalogue uses positive integers.
 import { badInput } from './errors.ts';
-
-const MAX_ID = 2_147_483_647;
+import { POSTGRES_INT_MAX } from '../db/integers.ts';
 
 export function parseId(value: string, argument = 'id'): number {
-  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > MAX_ID) {
+  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > POSTGRES_INT_MAX) {
     throw badInput(`${argument} must be a positive integer id (got ${JSON.stringify(value)})`, argument);
   }
   return Number(value);
@@ -17,6 +16,6 @@ export function encodeCursor(id: number): string {
 
 export function decodeCursor(cursor: string): number {
   const match = /^product:([1-9]\d{0,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match || Number(match[1]) > MAX_ID) throw badInput('after is not a cursor returned by this API', 'after');
+  if (!match || Number(match[1]) > POSTGRES_INT_MAX) throw badInput('after is not a cursor returned by this API', 'after');
   return Number(match[1]);
 }

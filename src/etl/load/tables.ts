@@ -3,6 +3,7 @@
 // text format or the reason the row is rejected.
 import type { FileName } from '../generate/plan.ts';
 import { IdSet } from './id-set.ts';
+import { POSTGRES_INT_MAX } from '../../db/integers.ts';
 
 export type Table = 'products' | 'features' | 'styles' | 'photos' | 'skus' | 'related';
 
@@ -30,7 +31,6 @@ export class Rejection {
   }
 }
 
-const MAX_INT = 2_147_483_647;
 const MAX_PRICE = 99_999_999.99; // numeric(10,2)
 
 // Numbers may carry stray whitespace in the legacy files (`"Accessories", 69`).
@@ -38,7 +38,7 @@ function positiveInt(raw: string): number | undefined {
   const text = raw.trim();
   if (!/^\d{1,10}$/.test(text)) return undefined;
   const value = Number(text);
-  return value >= 1 && value <= MAX_INT ? value : undefined;
+  return value >= 1 && value <= POSTGRES_INT_MAX ? value : undefined;
 }
 
 /** A price: whole or with up to two decimals, as Postgres numeric(10,2) text. */
