@@ -22,7 +22,6 @@ import { connectReadReplicas } from './db/replicas.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
-import { registerOpenApi } from './rest/openapi.ts';
 import { registerDocs } from './rest/docs.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { registerIde, sendIde } from './graphql/ide.ts';
@@ -277,8 +276,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
     guard: restGuard(access),
     requireIfMatch: config.writesRequireIfMatch,
+    readsNeedKey: config.apiKeysForReads === 'required',
   });
-  registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders, readsNeedKey: config.apiKeysForReads === 'required' });
   registerDocs(app);
   return { app, database, service, pages, cache, metrics, replicas, access, admin };
 }

@@ -129,6 +129,11 @@ export function registerJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
+    // A DELETE has no content to parse: an empty body labelled JSON is no body.
+    if (bytes.length === 0 && request.method === 'DELETE') {
+      done(null, undefined);
+      return;
+    }
     const utf8 = isUtf8(bytes);
     const text = utf8 ? bytes.toString('utf8') : decodeMarkingInvalid(bytes);
     parse(request, text, (error: Error | null, value?: unknown) => {

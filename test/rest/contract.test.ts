@@ -8,9 +8,9 @@ import { createTestCatalogue, createTestClient, type TestCatalogue, type TestCli
 import { assertMatchesOpenApi } from '../support/openapi.ts';
 import { Scrape } from '../support/prometheus.ts';
 
-const withoutPlaceholders = buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders: false });
+const withoutPlaceholders = await buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders: false });
 
-function documented(method: string, url: string, response: { statusCode: number; body: string; headers: Record<string, unknown> }, document?: ReturnType<typeof buildOpenApiDocument>): void {
+function documented(method: string, url: string, response: { statusCode: number; body: string; headers: Record<string, unknown> }, document?: Awaited<ReturnType<typeof buildOpenApiDocument>>): void {
   assertMatchesOpenApi({
     method, path: url.split('?')[0]!, status: response.statusCode,
     body: response.body ? JSON.parse(response.body) : undefined,
@@ -57,7 +57,7 @@ async function expectedStyles(id: number, placeholders = true) {
   return { product_id: String(id), results };
 }
 
-async function get(url: string, on: TestClient = client, document?: ReturnType<typeof buildOpenApiDocument>) {
+async function get(url: string, on: TestClient = client, document?: Awaited<ReturnType<typeof buildOpenApiDocument>>) {
   const response = await on.app.inject({ method: 'GET', url });
   documented('GET', url, response, document);
   return { status: response.statusCode, raw: response.body, json: response.body ? JSON.parse(response.body) : undefined, headers: response.headers };
@@ -294,8 +294,8 @@ describe('unknown routes and methods', () => {
   // Found by the fuzz tests (test/fuzz/rest.test.ts): these answered Fastify's
   // own {"message", "error", "statusCode"} (and "code": "FST_ERR_CTP_…" for a body).
   it.each([
-    ['PUT', '/products', 'no route PUT "/products"'],
-    ['PATCH', '/products/1', 'no route PATCH "/products/1"'],
+    ['PUT', '/products/1/photos', 'no route PUT "/products/1/photos"'],
+    ['PATCH', '/nope', 'no route PATCH "/nope"'],
     ['GET', '/products/1/photos?page=2', 'no route GET "/products/1/photos"'],
     ['GET', '/products/1/styles/2', 'no route GET "/products/1/styles/2"'],
   ] as const)('%s %s is 404 {"error": ...}', async (method, url, message) => {
@@ -304,9 +304,23 @@ describe('unknown routes and methods', () => {
     expect(JSON.parse(response.body)).toEqual({ error: message });
   });
 
+  // A path that exists with another method: 405 with Allow (what HTTP and the OpenAPI document say), before any body is read.
+  it.each([
+    ['PUT', '/products', 'GET, HEAD, POST'],
+    ['PATCH', '/products/1', 'GET, HEAD, PUT, DELETE'],
+    ['TRACE', '/products', 'GET, HEAD, POST'],
+    ['QUERY', '/products/1/styles', 'GET, HEAD'],
+    ['POST', '/products/1/related', 'GET, HEAD'],
+  ] as const)('%s %s is 405 {"error": ...} with Allow: %s', async (method, url, allow) => {
+    const response = await client.app.inject({ method, url, ...(method === 'PUT' ? { payload: '{"name": ', headers: { 'content-type': 'application/json' } } : {}) });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe(allow);
+    expect(JSON.parse(response.body)).toEqual({ error: `method ${method} is not allowed on "${url}": use ${allow}` });
+  });
+
   it('a body an unknown route cannot parse is a 400 in the legacy shape too', async () => {
     for (const payload of ['', '{"name": ']) {
-      const response = await client.app.inject({ method: 'PUT', url: '/products', payload, headers: { 'content-type': 'application/json' } });
+      const response = await client.app.inject({ method: 'PUT', url: '/products/1/photos', payload, headers: { 'content-type': 'application/json' } });
       expect(response.statusCode).toBe(400);
       expect(JSON.parse(response.body)).toEqual({ error: 'request body is not valid JSON' });
     }
