@@ -14,9 +14,12 @@
 //
 // Request text rules are spelled out so that any JSON Schema validator agrees
 // with the server: lengths in characters (code points), no NUL (Postgres text
-// cannot hold it), no lone surrogate (not Unicode text), and "blank" means only
-// the whitespace String.prototype.trim removes (an explicit list: regular
-// expression engines disagree on \s).
+// cannot hold it: a pattern), and "blank" means only the whitespace
+// String.prototype.trim removes (an explicit list: regular expression engines
+// disagree on \s). Text must be Unicode: a lone surrogate (JSON's "\ud800") or
+// invalid UTF-8 is refused by the JSON parser (src/http/unicode.ts) before
+// validation; the document says so in words, as patterns with surrogates are
+// not portable (Rust's regex, used by schemathesis's validator, has none).
 import { IDEMPOTENCY_KEY_PATTERN } from '../catalog/idempotency.ts';
 import { IF_MATCH_PATTERN } from './entity-tags.ts';
 
@@ -48,9 +51,9 @@ export const MESSAGE = 'x-message';
 
 /** The whitespace String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator). */
 const TRIMMED = '\\t\\n\\u000b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
-/** Characters text may not hold: NUL and surrogate code points (a lone surrogate is not Unicode text). */
-const NOT_TEXT = '\\u0000\\ud800-\\udfff';
-/** Any text without NUL or lone surrogates. */
+/** The character text may not hold: NUL. */
+const NOT_TEXT = '\\u0000';
+/** Any text without NUL. */
 export const TEXT_PATTERN = `^[^${NOT_TEXT}]*$`;
 /** Such text with at least one character that is not whitespace. */
 export const NON_BLANK_PATTERN = `^[${TRIMMED}]*[^${NOT_TEXT}${TRIMMED}][^${NOT_TEXT}]*$`;
@@ -112,11 +115,12 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
     }
     : { ...skuMap, description: `${skuMap.description} Empty when the style has none.` };
 
+  const textRule = 'Unicode text (no lone surrogate such as "\\ud800", no invalid UTF-8) without NUL characters';
   const writeFields = {
-    name: nonBlank(255, 'must be a string of 1 to 255 characters, not blank, without NUL characters', { description: 'Trimmed; must not be blank.' }),
-    slogan: text(1000, 'must be a string of at most 1000 characters, without NUL characters', { description: 'Trimmed.' }),
-    description: text(10_000, 'must be a string of at most 10000 characters, without NUL characters', { description: 'Trimmed.' }),
-    category: nonBlank(255, 'must be a string of 1 to 255 characters, not blank, without NUL characters', { description: 'Trimmed; must not be blank.' }),
+    name: nonBlank(255, 'must be a string of 1 to 255 characters, not blank, without NUL characters', { description: `${textRule}; trimmed; must not be blank.` }),
+    slogan: text(1000, 'must be a string of at most 1000 characters, without NUL characters', { description: `${textRule}; trimmed.` }),
+    description: text(10_000, 'must be a string of at most 10000 characters, without NUL characters', { description: `${textRule}; trimmed.` }),
+    category: nonBlank(255, 'must be a string of 1 to 255 characters, not blank, without NUL characters', { description: `${textRule}; trimmed; must not be blank.` }),
     default_price: {
       description: 'From 0 to 99999999.99: a string with at most two decimals ("140", "140.5", "140.00"), or a number, which is rounded to the cent (send a string for an exact amount).',
       oneOf: [
@@ -237,7 +241,7 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
         value: { ...text(255, 'must be a string of at most 255 characters without NUL characters, or null'), type: ['string', 'null'] },
       },
       required: ['feature'],
-      description: 'A missing `value` is stored as null. Other properties are ignored.',
+      description: 'A missing `value` is stored as null. Text as for the product fields: Unicode, no NUL characters. Other properties are ignored.',
       [MESSAGE]: 'must be an object {feature, value}',
     },
     ProductCreate: {
