@@ -123,9 +123,14 @@ export function checkJsonText(text: string, root: string): void {
  * Replaces the application/json parser of `app` (call before registering
  * routes): bodies must be UTF-8 and their strings well-formed Unicode, else
  * InvalidText (400; REST answers {"error": message}, GraphQL BAD_USER_INPUT).
+ * Also for an encapsulated scope (the REST routes: they ignore unknown
+ * properties, so they drop prototype keys rather than refuse the body).
  */
-export function registerJsonParser(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
+export function registerJsonParser(app: FastifyInstance, options: { prototypeKeys?: 'error' | 'remove' } = {}): void {
+  // `__proto__` keys (and `constructor` holding `prototype`) are refused, or
+  // with `remove` dropped, never assigned.
+  const action = options.prototypeKeys ?? 'error';
+  const parse = app.getDefaultJsonParser(action, action);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;

@@ -11,6 +11,7 @@ import { NotFoundError, ValidationError, validateProductWrite } from '../catalog
 import { CONTENTION_RETRY_AFTER_SECONDS, WriteContention } from '../db/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
+import { registerJsonParser } from '../http/unicode.ts';
 import { noneMatch, parseIfMatch, productETag } from './entity-tags.ts';
 import { BadRequest } from './params.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -146,6 +147,9 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     // (./validation.ts, legacy messages), objects sent are serialized with them
     // (fast-json-stringify), and @fastify/swagger publishes them.
     for (const schema of shared) scope.addSchema(schema);
+    // Bodies ignore properties they do not name (the document says so): a
+    // `__proto__` key too, dropped by the parser rather than a 400.
+    registerJsonParser(scope, { prototypeKeys: 'remove' });
     scope.setValidatorCompiler(restValidatorCompiler(shared));
     // A method a REST path does not have is a 405 with Allow, before anything
     // else (no key check, no body read); an unknown path stays a 404.
