@@ -155,12 +155,13 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     // else (no key check, no body read); an unknown path stays a 404.
     const allowed = new AllowedMethods();
     scope.addHook('onRoute', (route) => allowed.add(route.url, ([] as string[]).concat(route.method)));
-    scope.addHook('onRequest', async (request, reply) => {
-      if (!request.is404) return undefined;
+    // (A callback hook: routed requests pass it without a promise.)
+    scope.addHook('onRequest', (request, reply, done) => {
+      if (!request.is404) return done();
       const path = request.url.split('?')[0]!;
       const methods = allowed.of(path);
-      if (!methods || methods.includes(request.method)) return undefined;
-      return reply.code(405).header('allow', methods.join(', '))
+      if (!methods || methods.includes(request.method)) return done();
+      void reply.code(405).header('allow', methods.join(', '))
         .send({ error: `method ${request.method} is not allowed on ${JSON.stringify(path)}: use ${methods.join(', ')}` });
     });
     scope.addHook('onRequest', deps.guard);
