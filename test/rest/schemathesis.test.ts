@@ -44,6 +44,23 @@ const SEED = process.env.SCHEMATHESIS_SEED ?? '20261124';
 
 interface Totals { tests: number; failures: number; errors: number; skipped: number }
 
+/** Check results by check and status ("success", "failure", ...), from the NDJSON event log's finished scenarios. */
+function checkTotals(ndjson: string): { byStatus: Record<string, number>; failedChecks: string[] } {
+  const byStatus: Record<string, number> = {};
+  const failedChecks = new Set<string>();
+  for (const line of ndjson.split('\n')) {
+    if (!line.includes('"ScenarioFinished"')) continue;
+    const event = (JSON.parse(line) as { ScenarioFinished?: { recorder?: { checks?: Record<string, { name: string; status: string }[]> } } }).ScenarioFinished;
+    for (const checks of Object.values(event?.recorder?.checks ?? {})) {
+      for (const check of checks) {
+        byStatus[check.status] = (byStatus[check.status] ?? 0) + 1;
+        if (check.status === 'failure') failedChecks.add(check.name);
+      }
+    }
+  }
+  return { byStatus, failedChecks: [...failedChecks] };
+}
+
 function junitTotals(xml: string): Totals {
   const attribute = (name: string) => Number(new RegExp(`<testsuite\\b[^>]*\\b${name}="(\\d+)"`).exec(xml)?.[1] ?? Number.NaN);
   return { tests: attribute('tests'), failures: attribute('failures'), errors: attribute('errors'), skipped: attribute('skipped') };
@@ -75,6 +92,7 @@ describe.skipIf(!binary && !inCi)('schemathesis against the served OpenAPI docum
   it('finds no failure with every check, at least 100 examples per operation', { timeout: 300_000 }, async () => {
     if (!binary) throw new Error('schemathesis is not installed: .ci/run installs it (CI=true must not skip this test)');
     const junit = path.join(reportDir, 'junit.xml');
+    const events = path.join(reportDir, 'events.ndjson');
     const args = [
       '--config-file', CONFIG, '--no-color', 'run', `${baseUrl}/openapi.json`,
       '--checks', 'all',
@@ -84,7 +102,7 @@ describe.skipIf(!binary && !inCi)('schemathesis against the served OpenAPI docum
       // ast module, which hypothesis uses for its reports, is not thread-safe).
       '--workers', '1',
       '--request-timeout', '10',
-      '--report', 'junit', '--report-junit-path', junit,
+      '--report', 'junit,ndjson', '--report-junit-path', junit, '--report-ndjson-path', events,
       // No example database left in the working directory.
       '--generation-database', 'none',
     ];
@@ -101,6 +119,10 @@ describe.skipIf(!binary && !inCi)('schemathesis against the served OpenAPI docum
     console.log(`schemathesis ${args.join(' ')}\n${summary}`);
     expect(fs.existsSync(junit), output).toBe(true);
     const totals = junitTotals(fs.readFileSync(junit, 'utf8'));
+    const checks = checkTotals(fs.readFileSync(events, 'utf8'));
+    console.log(`schemathesis totals: ${totals.tests} JUnit test suites (operations and the stateful run), checks ${JSON.stringify(checks.byStatus)}${checks.failedChecks.length > 0 ? `, failed: ${checks.failedChecks.join(', ')}` : ''}`);
+    expect(checks.byStatus.success ?? 0, output).toBeGreaterThan(0);
+    expect(checks.byStatus.failure ?? 0, output).toBe(0);
     expect(totals.tests, output).toBeGreaterThanOrEqual(7);
     expect({ failures: totals.failures, errors: totals.errors, exitCode: code }, output).toEqual({ failures: 0, errors: 0, exitCode: 0 });
   });
