@@ -23,7 +23,6 @@ import { connectReadReplicas } from './db/reads/connect-replicas.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
-import { registerOpenApi } from './rest/openapi.ts';
 import { registerDocs } from './rest/docs.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { registerIde, sendIde } from './graphql/ide.ts';
@@ -316,8 +315,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     requireIfMatch: config.writesRequireIfMatch,
     httpCaching,
     hintSeconds: restHintSeconds(),
+    readsNeedKey: config.apiKeysForReads === 'required',
   });
-  registerOpenApi(app, { campus: config.legacyCampus, maxPageSize: config.maxPageSize, emptyPlaceholders: config.legacyEmptyPlaceholders, readsNeedKey: config.apiKeysForReads === 'required' });
   registerDocs(app);
   return { app, database, service, pages, cache, metrics, replicas, access, admin };
 }

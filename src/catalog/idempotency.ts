@@ -15,7 +15,8 @@ import { ValidationError, type ProductWrite } from './validation.ts';
 import { FIND_IDEMPOTENCY_KEY, STORE_IDEMPOTENCY_KEY, SWEEP_IDEMPOTENCY_KEYS } from './write-statements.ts';
 
 /** Visible ASCII, as the IETF Idempotency-Key draft's examples (UUIDs, random tokens); long enough for any of them. */
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7e]{1,255}$';
+const KEY_PATTERN = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 export class IdempotencyKeyReused extends Error {
   constructor(key: string) {

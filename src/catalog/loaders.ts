@@ -3,7 +3,7 @@
 // missing key gets null or an empty list. Rows fetched by a list query prime
 // the product loader so the same product is never fetched twice.
 import DataLoader from 'dataloader';
-import type { CatalogQueries, Feature, Photo, Product, Related, Sku, Style } from './queries.ts';
+import type { CatalogQueries, Feature, Photo, Product, ProductWithFeatures, Related, Sku, Style } from './queries.ts';
 
 /**
  * Keys per batch. Keys travel as one array parameter, so the 65,535
@@ -23,6 +23,8 @@ export interface CatalogLoaders {
   product: DataLoader<number, Product | null>;
   /** Products with their styles, photos and skus embedded, fetched in one statement. */
   productWithStyles: DataLoader<number, Product | null>;
+  /** A product with its features in one statement (one snapshot: the REST detail and its ETag). */
+  productWithFeatures: DataLoader<number, ProductWithFeatures | null>;
   features: DataLoader<number, Feature[]>;
   styles: DataLoader<number, Style[]>;
   /** Styles with their photos and skus embedded, fetched in one statement. */
@@ -61,10 +63,16 @@ export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObser
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   }), options);
+  const productWithFeatures = new DataLoader<number, ProductWithFeatures | null>(batch('productWithFeatures', true, async (ids) => {
+    const rows = await queries.productsWithFeaturesByIds(ids);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }), options);
   return {
     touchedProducts,
     product,
     productWithStyles,
+    productWithFeatures,
     features: new DataLoader(batch('features', true, async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids)), options),
     styles: new DataLoader(batch('styles', true, async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids)), options),
     stylesWithMedia: new DataLoader(batch('stylesWithMedia', true, async (ids) => {

@@ -18,6 +18,9 @@ import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '..
 import type { StatementCounter } from '../db/pool/pool.ts';
 import type { Reads } from '../db/reads/read-routes.ts';
 import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types.ts';
+
+/** A product with its features as one statement read them. */
+export type ProductWithFeatures = Product & { features: Feature[] };
 import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from './style-shape.ts';
 
 export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';
@@ -52,6 +55,13 @@ const KEYED = {
     SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles
     FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
     WHERE p.id = ANY($1::int[])`, byId),
+  // A product with its features, read in one statement: one snapshot, so the
+  // version (the REST ETag) always belongs to the features beside it.
+  productsWithFeaturesByIds: keyed<ProductWithFeatures>(`
+    SELECT ${productColumns('p.')}, coalesce((
+      SELECT json_agg(json_build_object('id', f.id, 'productId', f.product_id, 'feature', f.feature, 'value', f.value) ORDER BY f.id)
+      FROM features f WHERE f.product_id = p.id), '[]'::json) AS features
+    FROM products p WHERE p.id = ANY($1::int[])`, byId),
   photosByStyleIds: keyed<PhotoRow>(`SELECT style_id AS "styleId", ${selectList(PHOTO_FIELDS)} FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
   skusByStyleIds: keyed<SkuRow>(`SELECT style_id AS "styleId", ${selectList(SKU_FIELDS)} FROM skus WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
   relatedByProductIds: keyed<Related>(
@@ -101,6 +111,10 @@ export class CatalogQueries {
 
   productsWithStylesByIds(ids: readonly number[]): Promise<(Product & Required<Pick<Product, 'styles'>>)[]> {
     return this.keyed('productsWithStylesByIds', ids);
+  }
+
+  productsWithFeaturesByIds(ids: readonly number[]): Promise<ProductWithFeatures[]> {
+    return this.keyed('productsWithFeaturesByIds', ids);
   }
 
   featuresByProductIds(ids: readonly number[]): Promise<Feature[]> {

@@ -29,6 +29,13 @@ export interface ProductWrite {
 }
 
 const LIMITS = { name: 255, slogan: 1000, description: 10_000, category: 255 } as const;
+
+/** Length in characters (code points), as Postgres and JSON Schema count: an emoji is one, not two UTF-16 units. */
+function characters(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
 const MAX_FEATURES = 100;
 
 function text(input: Record<string, unknown>, field: keyof typeof LIMITS, required: boolean, label: string = field): string | undefined {
@@ -40,7 +47,7 @@ function text(input: Record<string, unknown>, field: keyof typeof LIMITS, requir
   if (typeof value !== 'string') throw new ValidationError(label, 'must be a string');
   const trimmed = value.trim();
   if ((field === 'name' || field === 'category') && trimmed.length === 0) throw new ValidationError(label, 'must not be empty');
-  if (trimmed.length > LIMITS[field]) throw new ValidationError(label, `must be at most ${LIMITS[field]} characters`);
+  if (characters(trimmed) > LIMITS[field]) throw new ValidationError(label, `must be at most ${LIMITS[field]} characters`);
   if (trimmed.includes('\u0000')) throw new ValidationError(label, 'must not contain NUL characters');
   return trimmed;
 }
@@ -51,10 +58,10 @@ function features(value: unknown, label: string): FeatureWrite[] {
   return value.map((entry: unknown, i) => {
     if (typeof entry !== 'object' || entry === null) throw new ValidationError(`${label}[${i}]`, 'must be an object {feature, value}');
     const { feature, value: featureValue } = entry as Record<string, unknown>;
-    if (typeof feature !== 'string' || feature.trim().length === 0 || feature.length > 255 || feature.includes('\u0000')) {
+    if (typeof feature !== 'string' || feature.trim().length === 0 || characters(feature) > 255 || feature.includes('\u0000')) {
       throw new ValidationError(`${label}[${i}].feature`, 'must be a non-empty string of at most 255 characters, without NUL characters');
     }
-    if (featureValue !== null && featureValue !== undefined && (typeof featureValue !== 'string' || featureValue.length > 255 || featureValue.includes('\u0000'))) {
+    if (featureValue !== null && featureValue !== undefined && (typeof featureValue !== 'string' || characters(featureValue) > 255 || featureValue.includes('\u0000'))) {
       throw new ValidationError(`${label}[${i}].value`, 'must be a string of at most 255 characters without NUL characters, or null');
     }
     return { feature: feature.trim(), value: (featureValue as string | null | undefined) ?? null };

@@ -131,9 +131,14 @@ export class UnsupportedCharset extends Error {
  * Replaces the application/json parser of `app` (call before registering
  * routes): bodies must be UTF-8 and their strings well-formed Unicode, else
  * InvalidText (400; REST answers {"error": message}, GraphQL BAD_USER_INPUT).
+ * Also for an encapsulated scope (the REST routes: they ignore unknown
+ * properties, so they drop prototype keys rather than refuse the body).
  */
-export function registerJsonParser(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
+export function registerJsonParser(app: FastifyInstance, options: { prototypeKeys?: 'error' | 'remove' } = {}): void {
+  // `__proto__` keys (and `constructor` holding `prototype`) are refused, or
+  // with `remove` dropped, never assigned.
+  const action = options.prototypeKeys ?? 'error';
+  const parse = app.getDefaultJsonParser(action, action);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     // JSON is UTF-8 (RFC 8259): a body declared as another charset is not read as if it were.
@@ -143,6 +148,11 @@ export function registerJsonParser(app: FastifyInstance): void {
       return;
     }
     const bytes = body as Buffer;
+    // A DELETE has no content to parse: an empty body labelled JSON is no body.
+    if (bytes.length === 0 && request.method === 'DELETE') {
+      done(null, undefined);
+      return;
+    }
     const utf8 = isUtf8(bytes);
     const text = utf8 ? bytes.toString('utf8') : decodeMarkingInvalid(bytes);
     parse(request, text, (error: Error | null, value?: unknown) => {

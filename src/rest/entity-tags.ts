@@ -8,7 +8,16 @@ import { BadRequest } from './params.ts';
 export const productETag = (version: string): string => `"${version}"`;
 
 /** One entity tag: optionally weak (W/), then a quoted string of etagc characters. */
-const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
+const ENTITY_TAG = '(W/)?"([\\x21\\x23-\\x7e\\x80-\\xff]*)"';
+/**
+ * A whole If-Match value (RFC 9110 13.1.1): "*", or a comma-separated list of
+ * entity tags, where empty list elements are allowed and ignored (the
+ * recipient's list syntax of 5.6.1.2: [ element ] *( OWS "," OWS [ element ] )).
+ * The OpenAPI document gives this pattern to the header (src/rest/schemas.ts).
+ */
+export const IF_MATCH_PATTERN = `^[ \\t]*(\\*|(${ENTITY_TAG.replace(/\(/g, '(?:')})?([ \\t]*,([ \\t]*${ENTITY_TAG.replace(/\(/g, '(?:')})?)*)[ \\t]*$`;
+const IF_MATCH = new RegExp(IF_MATCH_PATTERN);
+const TAGS = new RegExp(ENTITY_TAG, 'g');
 
 /**
  * The versions an If-Match header accepts: '*' (any existing product), or the
@@ -18,15 +27,10 @@ const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
  */
 export function parseIfMatch(header: string | string[] | undefined): ExpectedVersion | undefined {
   if (header === undefined) return undefined;
-  const text = (Array.isArray(header) ? header.join(',') : header).trim();
-  if (text === '*') return '*';
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (!IF_MATCH.test(text)) throw new BadRequest('If-Match: must be "*" or a list of entity tags as ETag gives them, e.g. "1234"');
+  if (text.trim() === '*') return '*';
   const versions: string[] = [];
-  for (const part of text.split(',')) {
-    // RFC 9110 5.6.1.2: empty list elements are ignored.
-    if (part.trim() === '') continue;
-    const match = ENTITY_TAG.exec(part.trim());
-    if (!match) throw new BadRequest('If-Match: must be "*" or a list of entity tags as ETag gives them, e.g. "1234"');
-    if (!match[1]) versions.push(match[2]!);
-  }
+  for (const match of text.matchAll(TAGS)) if (!match[1]) versions.push(match[2]!);
   return versions;
 }

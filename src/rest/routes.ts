@@ -11,11 +11,15 @@ import { NotFoundError, ValidationError, validateProductWrite } from '../catalog
 import { CONTENTION_RETRY_AFTER_SECONDS, WriteContention } from '../db/writes/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
+import { registerJsonParser } from '../http/unicode.ts';
 import { parseIfMatch, productETag } from './entity-tags.ts';
 import { bodyETag, type HttpCaching, notModified } from '../http/http-caching.ts';
 import type { RestRead } from './graphql-equivalents.ts';
-import { BadRequest, positiveInt } from './params.ts';
+import { BadRequest } from './params.ts';
+import { registerOpenApi } from './openapi.ts';
+import { componentSchemas, routeSchemas } from './schemas.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
+import { restValidatorCompiler } from './validation.ts';
 
 export interface RestDependencies {
   /** A fresh set of per-request loaders (the server's: they report batch sizes to the metrics). */
@@ -36,6 +40,40 @@ export interface RestDependencies {
   httpCaching: HttpCaching;
   /** For each read, the longest the schema lets what it shows be reused (graphql-equivalents.ts). */
   hintSeconds: Record<RestRead, number>;
+  /** Reads need an API key too (the OpenAPI document says so). */
+  readsNeedKey?: boolean;
+}
+
+/** Methods Fastify answers for a GET route too. */
+const IMPLIED_METHODS: Record<string, string[]> = { GET: ['HEAD'] };
+
+/**
+ * The methods each REST path has, for 405s: path templates (`/products/:product_id`)
+ * as regular expressions over concrete paths, in registration order.
+ */
+class AllowedMethods {
+  private readonly paths: { url: string; pattern: RegExp; methods: Set<string> }[] = [];
+  add(url: string, methods: string[]): void {
+    const source = url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+    let entry = this.paths.find((path) => path.url === url);
+    if (!entry) this.paths.push(entry = { url, pattern: new RegExp(`^${source}$`), methods: new Set() });
+    for (const method of methods) for (const m of [method, ...(IMPLIED_METHODS[method] ?? [])]) entry.methods.add(m);
+  }
+  /** The methods of the first template matching `path`; undefined for a path no route has. */
+  of(path: string): string[] | undefined {
+    const entry = this.paths.find(({ pattern }) => pattern.test(path));
+    return entry && [...entry.methods];
+  }
+}
+
+/**
+ * A body whose default_price is a number, with the price rounded to the cent
+ * (as a string with two decimals, which is what validation then reads); the
+ * route schema has already checked it is from 0 to 99999999.99.
+ */
+function centsOf(body: unknown): unknown {
+  const price = (body as { default_price?: unknown } | null)?.default_price;
+  return typeof price === 'number' ? { ...(body as object), default_price: price.toFixed(2) } : body;
 }
 
 /** REST field names for the write fields (the rest are the same in both). */
@@ -61,6 +99,11 @@ class PreconditionRequired extends Error {
 
 export async function registerRestRoutes(app: FastifyInstance, deps: RestDependencies): Promise<void> {
   const { createLoaders, pages, service, legacy, maxPageSize, counted, cache } = deps;
+  const contract = { campus: legacy.campus, maxPageSize, emptyPlaceholders: legacy.emptyPlaceholders, readsNeedKey: deps.readsNeedKey ?? false };
+  // The document at GET /openapi.json, built from the route schemas below (registered first: it collects them).
+  await registerOpenApi(app, contract);
+  const schemas = routeSchemas(contract);
+  const shared = Object.values(componentSchemas(contract));
 
   /**
    * A read route's answer, from the response cache when it is on. `produce`
@@ -92,11 +135,12 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     return { body: productDetail(product, features, legacy), etag: productETag(product.version) };
   }
 
+  /** One statement: the version (the ETag) and the features it describes come from one snapshot. */
   async function detail(id: number) {
-    const loaders = createLoaders();
-    const [product, features] = await Promise.all([loaders.product.load(id), loaders.features.load(id)]);
+    const product = await createLoaders().productWithFeatures.load(id);
     if (!product) throw notFound(id);
-    return detailOf({ product, features });
+    const { features, ...fields } = product;
+    return detailOf({ product: fields, features });
   }
 
   /** The If-Match of a PUT or DELETE: the versions it may change, or 428 when required and missing. */
@@ -107,6 +151,27 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
   }
 
   await app.register(async (scope) => {
+    // The route schemas are the one source: requests are validated with them
+    // (./validation.ts, legacy messages), objects sent are serialized with them
+    // (fast-json-stringify), and @fastify/swagger publishes them.
+    for (const schema of shared) scope.addSchema(schema);
+    // Bodies ignore properties they do not name (the document says so): a
+    // `__proto__` key too, dropped by the parser rather than a 400.
+    registerJsonParser(scope, { prototypeKeys: 'remove' });
+    scope.setValidatorCompiler(restValidatorCompiler(shared));
+    // A method a REST path does not have is a 405 with Allow, before anything
+    // else (no key check, no body read); an unknown path stays a 404.
+    const allowed = new AllowedMethods();
+    scope.addHook('onRoute', (route) => allowed.add(route.url, ([] as string[]).concat(route.method)));
+    // (A callback hook: routed requests pass it without a promise.)
+    scope.addHook('onRequest', (request, reply, done) => {
+      if (!request.is404) return done();
+      const path = request.url.split('?')[0]!;
+      const methods = allowed.of(path);
+      if (!methods || methods.includes(request.method)) return done();
+      void reply.code(405).header('allow', methods.join(', '))
+        .send({ error: `method ${request.method} is not allowed on ${JSON.stringify(path)}: use ${methods.join(', ')}` });
+    });
     scope.addHook('onRequest', deps.guard);
     // Every failure answers {"error": "..."}: 400 for bad input, 404 for unknown
     // products, 422 for a reused idempotency key, 503 with Retry-After while
@@ -147,24 +212,24 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     // shape, and a body it cannot parse meets the error handler above.
     scope.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `no route ${request.method} ${JSON.stringify(request.url.split('?')[0])}` }));
 
-    const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
-    const productId = (request: FastifyRequest) => positiveInt((request.params as { product_id: string }).product_id, 'product_id');
+    // Parameters arrive validated, as numbers (./validation.ts), defaults filled in.
+    const query = (request: FastifyRequest) => request.query as { page: number; count: number };
+    const productId = (request: FastifyRequest) => (request.params as { product_id: number }).product_id;
 
-    scope.get('/products', (request, reply) => counted(request, async () => {
-      const page = positiveInt(query(request).page, 'page', { fallback: 1 });
-      const count = positiveInt(query(request).count, 'count', { fallback: Math.min(5, maxPageSize), max: maxPageSize });
+    scope.get('/products', { schema: schemas.listProducts }, (request, reply) => counted(request, async () => {
+      const { page, count } = query(request);
       return cachedRead(request, reply, 'list', async () => {
         const products = await pages.page(page, count);
         return { body: products.map((p) => listItem(p, legacy)), tags: [LISTING_TAG, ...products.map((p) => productTag(p.id))] };
       });
     }));
 
-    scope.get('/products/:product_id', (request, reply) => counted(request, async () => {
+    scope.get('/products/:product_id', { schema: schemas.getProduct }, (request, reply) => counted(request, async () => {
       const id = productId(request);
       return cachedRead(request, reply, 'detail', async () => ({ ...(await detail(id)), tags: [productTag(id)] }));
     }));
 
-    scope.get('/products/:product_id/styles', (request, reply) => counted(request, async () => {
+    scope.get('/products/:product_id/styles', { schema: schemas.getProductStyles }, (request, reply) => counted(request, async () => {
       const id = productId(request);
       return cachedRead(request, reply, 'styles', async () => {
         const product = await createLoaders().productWithStyles.load(id);
@@ -173,7 +238,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
       });
     }));
 
-    scope.get('/products/:product_id/related', (request, reply) => counted(request, async () => {
+    scope.get('/products/:product_id/related', { schema: schemas.getRelatedProducts }, (request, reply) => counted(request, async () => {
       const id = productId(request);
       return cachedRead(request, reply, 'related', async () => {
         const loaders = createLoaders();
@@ -184,8 +249,8 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
       });
     }));
 
-    scope.post('/products', (request, reply: FastifyReply) => counted(request, async () => {
-      const write = validateProductWrite(request.body, 'create', REST_NAMES);
+    scope.post('/products', { schema: schemas.createProduct }, (request, reply: FastifyReply) => counted(request, async () => {
+      const write = validateProductWrite(centsOf(request.body), 'create', REST_NAMES);
       const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], 'Idempotency-Key');
       const created = await service.createProduct(write as ProductCreate, { idempotencyKey });
       // A repeat of an earlier create answers as that one did, and says so.
@@ -195,15 +260,15 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
       return body;
     }));
 
-    scope.put('/products/:product_id', (request, reply: FastifyReply) => counted(request, async () => {
+    scope.put('/products/:product_id', { schema: schemas.updateProduct }, (request, reply: FastifyReply) => counted(request, async () => {
       const id = productId(request);
       const expected = expectedVersion(request);
-      const { body, etag } = detailOf(await service.updateProduct(id, validateProductWrite(request.body, 'update', REST_NAMES), { expected }));
+      const { body, etag } = detailOf(await service.updateProduct(id, validateProductWrite(centsOf(request.body), 'update', REST_NAMES), { expected }));
       reply.header('etag', etag);
       return body;
     }));
 
-    scope.delete('/products/:product_id', (request, reply: FastifyReply) => counted(request, async () => {
+    scope.delete('/products/:product_id', { schema: schemas.deleteProduct }, (request, reply: FastifyReply) => counted(request, async () => {
       const id = productId(request);
       await service.deleteProduct(id, { expected: expectedVersion(request) });
       reply.code(204);

@@ -69,7 +69,7 @@ describe('the access statuses of every REST operation', () => {
 describe('the document', () => {
   it('needs a key for writes, and for reads only when the server requires it', async () => {
     const security = (doc: OpenApiDocument, path: string, method: 'get' | 'post') => doc.paths[path]![method]!.security;
-    const strict = buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders: true, readsNeedKey: true });
+    const strict = await buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders: true, readsNeedKey: true });
     expect(security(document, '/products', 'post')).toEqual([{ bearerKey: [] }, { headerKey: [] }]);
     expect(security(document, '/products', 'get')).toEqual([{}, { bearerKey: [] }, { headerKey: [] }]);
     expect(security(strict, '/products', 'get')).toEqual([{ bearerKey: [] }, { headerKey: [] }]);

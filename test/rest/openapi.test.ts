@@ -61,7 +61,7 @@ function operations(doc: OpenApiDocument): { method: string; template: string }[
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document (official schema), in both placeholder modes', async () => {
     for (const emptyPlaceholders of [true, false]) {
-      const doc = buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders });
+      const doc = await buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders });
       const validator = new Validator();
       const result = await validator.validate(doc as unknown as Record<string, unknown>);
       expect(result.errors, JSON.stringify(result.errors, null, 2)).toBeUndefined();
@@ -74,7 +74,7 @@ describe('the OpenAPI document', () => {
   it('the validator used above does reject broken documents', async () => {
     const breakages: ((doc: any) => void)[] = [
       (doc) => { doc.paths['/products'].get.responses = {}; },
-      (doc) => { doc.components.parameters.page.in = 'body'; },
+      (doc) => { doc.paths['/products'].get.parameters[0].in = 'body'; },
       (doc) => { doc.openapi = '3.1'; },
       (doc) => { delete doc.info.title; },
     ];
@@ -85,9 +85,9 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('has schemas that are strict, valid JSON Schema 2020-12, and examples that match them', () => {
+  it('has schemas that are strict, valid JSON Schema 2020-12, and examples that match them', async () => {
     for (const emptyPlaceholders of [true, false]) {
-      const doc = buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders });
+      const doc = await buildOpenApiDocument({ campus: 'hr-rfp', maxPageSize: 100, emptyPlaceholders });
       for (const [name, schema] of Object.entries(doc.components.schemas)) {
         expect(() => compileSchema(doc, schema, createAjv()), name).not.toThrow();
       }
@@ -113,19 +113,24 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('documents parameters as the routes check them: positive integers, count at most maxPageSize, defaults page=1 count=5', () => {
-    const params = document.components.parameters as Record<string, { in: string; required: boolean; schema: Record<string, unknown> }>;
-    expect(params.page).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } });
-    expect(params.count).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX, default: 5 } });
-    expect(params.product_id).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
-    expect(buildOpenApiDocument({ campus: 'x', maxPageSize: 37, emptyPlaceholders: true }).components.parameters).toMatchObject({ count: { schema: { maximum: 37 } } });
+  it('documents parameters as the routes check them: positive integers, count at most maxPageSize, defaults page=1 count=5', async () => {
+    type Parameter = { name: string; in: string; required: boolean; schema: Record<string, unknown> };
+    const parameters = (doc: OpenApiDocument, template: string, method: 'get' | 'put' | 'delete') =>
+      Object.fromEntries((doc.paths[template]![method]!.parameters as Parameter[]).map((p) => [p.name, p]));
+    const list = parameters(document, '/products', 'get');
+    expect(list.page).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, default: 1 } });
+    expect(list.count).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX, default: 5 } });
+    for (const [template, method] of [['/products/{product_id}', 'get'], ['/products/{product_id}', 'put'], ['/products/{product_id}', 'delete'], ['/products/{product_id}/styles', 'get'], ['/products/{product_id}/related', 'get']] as const) {
+      expect(parameters(document, template, method).product_id, `${method} ${template}`).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
+    }
+    expect(parameters(await buildOpenApiDocument({ campus: 'x', maxPageSize: 37, emptyPlaceholders: true }), '/products', 'get').count).toMatchObject({ schema: { maximum: 37 } });
   });
 
   it('is served at GET /openapi.json, as built from the configuration', async () => {
     const response = await client.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(response.body)).toEqual(buildOpenApiDocument({ campus: config.legacyCampus, maxPageSize: MAX, emptyPlaceholders: config.legacyEmptyPlaceholders }));
+    expect(JSON.parse(response.body)).toEqual(await buildOpenApiDocument({ campus: config.legacyCampus, maxPageSize: MAX, emptyPlaceholders: config.legacyEmptyPlaceholders }));
   });
 
   it('documents exactly the routes the REST module registers, and the app has each of them', async () => {
@@ -133,6 +138,7 @@ describe('the OpenAPI document', () => {
     const bare: FastifyInstance = Fastify();
     const registered: string[] = [];
     bare.addHook('onRoute', (route) => {
+      if (route.url === '/openapi.json') return;
       for (const method of [route.method].flat()) if (method !== 'HEAD') registered.push(`${method.toLowerCase()} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
     });
     await registerRestRoutes(bare, { legacy: { campus: 'hr-rfp', emptyPlaceholders: true }, maxPageSize: MAX, guard: async () => {} } as unknown as RestDependencies);
@@ -145,8 +151,10 @@ describe('the OpenAPI document', () => {
     for (const { method, template } of operations(document)) {
       expect(client.app.hasRoute({ method: method.toUpperCase() as 'GET', url: template.replace(/\{(\w+)\}/g, ':$1') }), `${method} ${template}`).toBe(true);
     }
-    // Nothing else answers under /products.
-    expect((await client.app.inject({ method: 'PATCH', url: '/products/1', payload: {} })).statusCode).toBe(404);
+    // Nothing else answers under /products: another method is a 405 naming the ones there are.
+    const patch = await client.app.inject({ method: 'PATCH', url: '/products/1', payload: {} });
+    expect(patch.statusCode).toBe(405);
+    expect(patch.headers.allow).toBe('GET, HEAD, PUT, DELETE');
     expect((await client.app.inject({ method: 'GET', url: '/products/1/photos' })).statusCode).toBe(404);
   });
 });
@@ -205,7 +213,7 @@ describe('real responses match the document', () => {
       const response = await plain.app.inject({ method: 'GET', url: `/products/${full}/styles` });
       const body = JSON.parse(response.body);
       expect(body.results.find((s: { style_id: number }) => s.style_id === bare)).toMatchObject({ photos: [], skus: {} });
-      const offDocument = buildOpenApiDocument({ campus: config.legacyCampus, maxPageSize: MAX, emptyPlaceholders: false });
+      const offDocument = await buildOpenApiDocument({ campus: config.legacyCampus, maxPageSize: MAX, emptyPlaceholders: false });
       assertMatchesOpenApi({ method: 'GET', path: `/products/${full}/styles`, status: response.statusCode, body }, offDocument);
       // ...and the placeholder-mode document does not: it promises placeholders, never empty lists.
       expect(() => assertMatchesOpenApi({ method: 'GET', path: `/products/${full}/styles`, status: 200, body }, document)).toThrow(/photos/);
@@ -315,6 +323,12 @@ describe('real responses match the document', () => {
     expect(etag).toMatch(/^"\d+"$/);
     const notModified = await call('GET', `/products/${id}`, undefined, { 'if-none-match': etag });
     expect(notModified).toMatchObject({ status: 304, raw: '' });
+    // Every read has an ETag of its own (a hash of the bytes for all but the detail), and a 304 for it.
+    for (const url of ['/products?page=1&count=2', '/products/1/styles', '/products/1/related']) {
+      const first = await client.app.inject({ method: 'GET', url });
+      expect(first.headers.etag, url).toMatch(/^"[\w-]+"$/);
+      expect(await call('GET', url, undefined, { 'if-none-match': first.headers.etag as string })).toMatchObject({ status: 304, raw: '' });
+    }
     expect((await call('PUT', `/products/${id}`, { name: 'Versioned twice' }, { 'if-match': etag })).status).toBe(200);
     expect((await call('PUT', `/products/${id}`, { name: 'Lost update' }, { 'if-match': etag })).status).toBe(412);
     expect((await call('DELETE', `/products/${id}`, undefined, { 'if-match': etag })).status).toBe(412);
