@@ -43,11 +43,17 @@ function describeVersions(versions: readonly string[]): string {
 }
 
 /** A conditional write found the product at another version than the client expected. */
+/** A conditional write: only at one of `expected` (If-Match), never at one of `excluded` (If-None-Match). */
+export interface WriteConditions {
+  expected?: ExpectedVersion;
+  excluded?: ExpectedVersion;
+}
+
 export class VersionMismatch extends Error {
   readonly productId: number;
   readonly currentVersion: string;
-  constructor(productId: number, expected: ExpectedVersion, currentVersion: string) {
-    super(`product ${productId} has changed since ${describeVersions(expected as readonly string[])}: it is now at version "${currentVersion}"; read it again and reapply your change`);
+  constructor(productId: number, expected: ExpectedVersion, currentVersion: string, message?: string) {
+    super(message ?? `product ${productId} has changed since ${describeVersions(expected as readonly string[])}: it is now at version "${currentVersion}"; read it again and reapply your change`);
     this.name = 'VersionMismatch';
     this.productId = productId;
     this.currentVersion = currentVersion;
@@ -88,10 +94,14 @@ export class CatalogService {
    * The row lock the transaction opened with (lockProduct): NotFoundError
    * when there was no product, VersionMismatch when `expected` names other versions.
    */
-  private checkLocked(tx: TransactionClient, id: number, expected: ExpectedVersion | undefined): void {
+  private checkLocked(tx: TransactionClient, id: number, conditions: WriteConditions): void {
     const [row] = tx.opened as { version: string }[];
     if (!row) throw new NotFoundError(`product ${id} not found`);
+    const { expected, excluded } = conditions;
     if (expected !== undefined && expected !== '*' && !expected.includes(row.version)) throw new VersionMismatch(id, expected, row.version);
+    if (excluded !== undefined && (excluded === '*' || excluded.includes(row.version))) {
+      throw new VersionMismatch(id, excluded, row.version, `product ${id} is at version "${row.version}", which If-None-Match excludes: nothing was written`);
+    }
   }
 
   /**
@@ -124,9 +134,9 @@ export class CatalogService {
   }
 
   /** Changes the given fields; `features`, when given, replaces the list. `expected`: only if the product is at one of these versions. */
-  async updateProduct(id: number, write: ProductWrite, options: { expected?: ExpectedVersion } = {}): Promise<WrittenProduct> {
+  async updateProduct(id: number, write: ProductWrite, options: WriteConditions = {}): Promise<WrittenProduct> {
     const result = await this.transactions.run(`product ${id}`, async (tx) => {
-      this.checkLocked(tx, id, options.expected);
+      this.checkLocked(tx, id, options);
       const [row] = await tx.query<ProductRow>(UPDATE_PRODUCT, [id,
         write.name ?? null, write.slogan ?? null, write.description ?? null, write.category ?? null, write.defaultPrice ?? null,
         write.features ? JSON.stringify(write.features) : null]);
@@ -137,10 +147,10 @@ export class CatalogService {
   }
 
   /** Deletes a product with everything that hangs off it. `expected`: only if the product is at one of these versions. */
-  async deleteProduct(id: number, options: { expected?: ExpectedVersion } = {}): Promise<void> {
+  async deleteProduct(id: number, options: WriteConditions = {}): Promise<void> {
     // Products that list this one as related change too (their related rows cascade away).
     const referencing = await this.transactions.run(`product ${id}`, async (tx) => {
-      this.checkLocked(tx, id, options.expected);
+      this.checkLocked(tx, id, options);
       const referencing = (await tx.query<{ id: number }>(DELETE_PRODUCT, [id])).map((row) => row.id);
       await notifyProductsChanged(tx, [id, ...referencing], 'deleted');
       return referencing;

@@ -34,3 +34,16 @@ export function parseIfMatch(header: string | string[] | undefined): ExpectedVer
   for (const match of text.matchAll(TAGS)) if (!match[1]) versions.push(match[2]!);
   return versions;
 }
+
+/**
+ * The versions an If-None-Match header on a write excludes (RFC 9110 13.1.2:
+ * weak comparison, so W/"7" excludes version 7 too), or '*' (any existing
+ * product). Undefined when absent; a malformed one is a 400.
+ */
+export function parseIfNoneMatch(header: string | string[] | undefined): ExpectedVersion | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (!IF_MATCH.test(text)) throw new BadRequest('If-None-Match: must be "*" or a list of entity tags as ETag gives them, e.g. "1234"');
+  if (text.trim() === '*') return '*';
+  return [...text.matchAll(TAGS)].map((match) => match[2]!);
+}

@@ -12,7 +12,7 @@ import { CONTENTION_RETRY_AFTER_SECONDS, WriteContention } from '../db/writes/tr
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
 import { registerJsonParser } from '../http/unicode.ts';
-import { parseIfMatch, productETag } from './entity-tags.ts';
+import { parseIfMatch, parseIfNoneMatch, productETag } from './entity-tags.ts';
 import { bodyETag, type HttpCaching, notModified } from '../http/http-caching.ts';
 import type { RestRead } from './graphql-equivalents.ts';
 import { BadRequest } from './params.ts';
@@ -146,8 +146,9 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
   /** The If-Match of a PUT or DELETE: the versions it may change, or 428 when required and missing. */
   function expectedVersion(request: FastifyRequest) {
     const expected = parseIfMatch(request.headers['if-match']);
+    const excluded = parseIfNoneMatch(request.headers['if-none-match']);
     if (expected === undefined && deps.requireIfMatch) throw new PreconditionRequired();
-    return expected;
+    return { expected, excluded };
   }
 
   await app.register(async (scope) => {
@@ -210,7 +211,12 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     // Every unknown route or method (`PUT /products`, `/products/1/nope`, any
     // path: Fastify has one not-found handler per prefix) is a 404 in the legacy
     // shape, and a body it cannot parse meets the error handler above.
-    scope.setNotFoundHandler((request, reply) => reply.code(404).send({ error: `no route ${request.method} ${JSON.stringify(request.url.split('?')[0])}` }));
+    scope.setNotFoundHandler((request, reply) => reply.code(404).header('cache-control', 'no-store').send({ error: `no route ${request.method} ${JSON.stringify(request.url.split('?')[0])}` }));
+    // Only a read's answer may be kept (cachedRead says how); a write's never.
+    scope.addHook('onSend', async (request, reply, payload) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+      return payload;
+    });
 
     // Parameters arrive validated, as numbers (./validation.ts), defaults filled in.
     const query = (request: FastifyRequest) => request.query as { page: number; count: number };
@@ -262,15 +268,15 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
 
     scope.put('/products/:product_id', { schema: schemas.updateProduct }, (request, reply: FastifyReply) => counted(request, async () => {
       const id = productId(request);
-      const expected = expectedVersion(request);
-      const { body, etag } = detailOf(await service.updateProduct(id, validateProductWrite(centsOf(request.body), 'update', REST_NAMES), { expected }));
+      const conditions = expectedVersion(request);
+      const { body, etag } = detailOf(await service.updateProduct(id, validateProductWrite(centsOf(request.body), 'update', REST_NAMES), conditions));
       reply.header('etag', etag);
       return body;
     }));
 
     scope.delete('/products/:product_id', { schema: schemas.deleteProduct }, (request, reply: FastifyReply) => counted(request, async () => {
       const id = productId(request);
-      await service.deleteProduct(id, { expected: expectedVersion(request) });
+      await service.deleteProduct(id, expectedVersion(request));
       reply.code(204);
       return null;
     }));

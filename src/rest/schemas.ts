@@ -360,6 +360,13 @@ const ifMatchHeaders = {
       examples: ['"1000342"'],
       [MESSAGE]: 'must be "*" or a list of entity tags as ETag gives them, e.g. "1234"',
     },
+    'If-None-Match': {
+      type: 'string',
+      pattern: IF_MATCH_PATTERN,
+      description: 'Change the product only if it is at none of these versions (weak tags count too), or, with `*`, never (it exists): a 412 otherwise (RFC 9110 13.1.2).',
+      examples: ['"1000342"'],
+      [MESSAGE]: 'must be "*" or a list of entity tags as ETag gives them, e.g. "1234"',
+    },
   },
 };
 

@@ -235,3 +235,38 @@ describe('CdnPurge against a purge URL that never answers', () => {
     }
   });
 });
+
+describe('REST writes and errors', () => {
+  const client = useTestClient(catalogue);
+
+  it('writes, unknown routes and bad requests are never reusable; an unknown product\'s 404 is, like the product would be', async () => {
+    const created = await client.app.inject({ method: 'POST', url: '/products', payload: { name: 'n', slogan: 's', description: 'd', category: 'c', default_price: '1' } });
+    expect(created.statusCode).toBe(201);
+    const id = (JSON.parse(created.body) as { id: number }).id;
+    const put = await client.app.inject({ method: 'PUT', url: `/products/${id}`, payload: { slogan: 't' } });
+    const removed = await client.app.inject({ method: 'DELETE', url: `/products/${id}` });
+    const unknownRoute = await client.app.inject({ method: 'GET', url: '/products/1/nope' });
+    const bad = await client.app.inject({ method: 'GET', url: '/products?count=nope' });
+    for (const response of [created, put, removed, unknownRoute, bad]) expect(response.headers['cache-control'], `${response.statusCode} ${response.body}`).toBe('no-store');
+    const gone = await client.app.inject({ method: 'GET', url: `/products/${id}` });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.headers['cache-control']).toBe('no-cache');
+    expect(gone.headers['surrogate-key']).toBe(`p:${id}`);
+  });
+
+  it('If-None-Match on a write: 412 and nothing written when the product is at an excluded version, or exists at all for *', async () => {
+    const read = await client.app.inject({ method: 'GET', url: '/products/9' });
+    const etag = read.headers.etag as string;
+    const excluded = await client.app.inject({ method: 'PUT', url: '/products/9', payload: { slogan: 'never' }, headers: { 'if-none-match': `W/${etag}` } });
+    expect(excluded.statusCode).toBe(412);
+    expect(excluded.headers.etag).toBe(etag);
+    const any = await client.app.inject({ method: 'DELETE', url: '/products/9', headers: { 'if-none-match': '*' } });
+    expect(any.statusCode).toBe(412);
+    const after = await client.app.inject({ method: 'GET', url: '/products/9' });
+    expect(after.statusCode).toBe(200);
+    expect(after.headers.etag).toBe(etag);
+    const other = await client.app.inject({ method: 'PUT', url: '/products/9', payload: { slogan: 'written' }, headers: { 'if-none-match': '"1"' } });
+    expect(other.statusCode).toBe(200);
+    expect(JSON.parse(other.body).slogan).toBe('written');
+  });
+});
