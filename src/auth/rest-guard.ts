@@ -7,8 +7,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import { type AccessControl, type Caller, isIdentifyFailure, rateLimitMessage, refusal } from './access.ts';
+import { isWriteMethod } from '../http/methods.ts';
 
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** What a REST request costs, whatever it reads or writes. */
 const REQUEST_COST = 1;
 
@@ -17,7 +17,7 @@ export function restGuard(access: AccessControl) {
     let caller: Caller;
     try {
       caller = await access.identify(request.headers, request.ip);
-      access.require(caller, WRITE_METHODS.has(request.method) ? 'write' : 'read');
+      access.require(caller, isWriteMethod(request.method) ? 'write' : 'read');
     } catch (error) {
       if (!isIdentifyFailure(error)) throw error;
       const { status, headers } = refusal(error);

@@ -14,6 +14,10 @@ import type { CatalogQueries, Product } from './queries.ts';
 
 export const ANCHOR_SPACING = 1000;
 
+/** The legacy listing's defaults (`?page=1&count=5`); the GraphQL `products` arguments' defaults are checked against them. */
+export const DEFAULT_PAGE = 1;
+export const DEFAULT_PAGE_SIZE = 5;
+
 export class ProductPages {
   private readonly queries: CatalogQueries;
   private anchors: Promise<number[]> | undefined;

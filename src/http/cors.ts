@@ -6,6 +6,7 @@
 import fastifyCors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import type { CorsConfig } from '../config.ts';
+import { READ_METHODS, WRITE_METHODS } from './methods.ts';
 
 /**
  * Response headers a script on another origin may read: the request id to
@@ -24,7 +25,7 @@ export async function registerCors(app: FastifyInstance, config: CorsConfig): Pr
     // A list: an unlisted origin (or none) gets no CORS header at all, not even credentials or exposed headers.
     origin: listed ? (origin, callback) => callback(null, origin !== undefined && listed.has(origin)) : config.origins,
     credentials: config.credentials,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    methods: [...READ_METHODS, ...WRITE_METHODS],
     // Any request header a preflight asks for (allowedHeaders unset: reflected):
     // no header grants anything by itself being present.
     exposedHeaders: [...EXPOSED_HEADERS],

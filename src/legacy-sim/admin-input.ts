@@ -6,6 +6,7 @@
 import { parseMoney } from '../catalog/money.ts';
 import { ValidationError, validateProductWrite } from '../catalog/validation.ts';
 import type { ProductChange, StyleInput } from './catalogue.ts';
+import { POSTGRES_INT_MAX } from '../db/integers.ts';
 
 const BASIC = ['name', 'slogan', 'description', 'category', 'default_price', 'features'] as const;
 
@@ -21,7 +22,7 @@ function onlyKeys(input: Record<string, unknown>, allowed: readonly string[], fi
 
 function positiveId(value: unknown, field: string): number {
   if (typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value)) value = Number(value);
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > POSTGRES_INT_MAX) {
     throw new ValidationError(field, 'must be a positive integer');
   }
   return value;

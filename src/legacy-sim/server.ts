@@ -21,6 +21,7 @@ import { BadRequest, positiveInt } from '../rest/params.ts';
 import { type FaultSettings, checkFaults, parseAdminProduct } from './admin-input.ts';
 import { type SimProduct, SimCatalogue } from './catalogue.ts';
 import { type ShapeOptions, legacyDetail, legacyListItem, legacyStyles } from './shapes.ts';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/pages.ts';
 
 export type { FaultSettings } from './admin-input.ts';
 
@@ -283,8 +284,8 @@ export async function startLegacySimulator(options: LegacySimulatorOptions = {})
     try {
       switch (route.key) {
         case 'GET /products': {
-          const page = positiveInt(queryParam(query, 'page'), 'page', { fallback: 1 });
-          const count = positiveInt(queryParam(query, 'count'), 'count', { fallback: Math.min(5, maxPageSize), max: maxPageSize });
+          const page = positiveInt(queryParam(query, 'page'), 'page', { fallback: DEFAULT_PAGE });
+          const count = positiveInt(queryParam(query, 'count'), 'count', { fallback: Math.min(DEFAULT_PAGE_SIZE, maxPageSize), max: maxPageSize });
           return { status: 200, body: catalogue.page(page, count).map((p) => legacyListItem(p, shape)) };
         }
         case 'GET /products/:product_id':

@@ -2,8 +2,8 @@
 // security schemes, which operations need a key, and the 401, 429 and 503
 // answers every route can give, with their headers.
 import type { HttpMethod, OpenApiDocument } from './openapi.ts';
+import { isWriteMethod } from '../http/methods.ts';
 
-const WRITE_METHODS: readonly HttpMethod[] = ['post', 'put', 'patch', 'delete'];
 const KEY_REQUIRED = [{ bearerKey: [] }, { headerKey: [] }];
 /** `{}` first: the key is optional. */
 const KEY_OPTIONAL = [{}, ...KEY_REQUIRED];
@@ -48,7 +48,7 @@ export function withAccessControl(document: OpenApiDocument, readsNeedKey: boole
   for (const item of Object.values(document.paths)) {
     for (const [method, operation] of Object.entries(item) as [HttpMethod, OpenApiDocument['paths'][string][HttpMethod]][]) {
       if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;
-      operation.security = WRITE_METHODS.includes(method) || readsNeedKey ? KEY_REQUIRED : KEY_OPTIONAL;
+      operation.security = isWriteMethod(method) || readsNeedKey ? KEY_REQUIRED : KEY_OPTIONAL;
       operation.responses = {
         ...operation.responses,
         401: { $ref: '#/components/responses/Unauthorized' },

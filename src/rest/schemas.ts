@@ -22,6 +22,8 @@
 // not portable (Rust's regex, used by schemathesis's validator, has none).
 import { IDEMPOTENCY_KEY_PATTERN } from '../catalog/idempotency.ts';
 import { IF_MATCH_PATTERN } from './entity-tags.ts';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/pages.ts';
+import { POSTGRES_INT_MAX } from '../db/integers.ts';
 
 export interface OpenApiOptions {
   /** `campus` of every product object (config legacyCampus). */
@@ -38,7 +40,8 @@ export interface OpenApiOptions {
 export type JsonSchema = { [keyword: string]: unknown } | boolean;
 
 /** Postgres `integer` ids: the largest id a route accepts. */
-export const MAX_INT = 2_147_483_647;
+/** Ids and page numbers: Postgres integers. */
+export const MAX_INT = POSTGRES_INT_MAX;
 /** Prices are numeric(10,2). */
 const MAX_PRICE = 99_999_999.99;
 
@@ -413,8 +416,8 @@ export function routeSchemas(options: OpenApiOptions) {
       querystring: {
         type: 'object',
         properties: {
-          page: { type: 'integer', minimum: 1, maximum: MAX_INT, default: 1, description: 'Page number, from 1.' },
-          count: { type: 'integer', minimum: 1, maximum: maxPageSize, default: Math.min(5, maxPageSize), description: `Products per page, from 1 to ${maxPageSize}.` },
+          page: { type: 'integer', minimum: 1, maximum: MAX_INT, default: DEFAULT_PAGE, description: 'Page number, from 1.' },
+          count: { type: 'integer', minimum: 1, maximum: maxPageSize, default: Math.min(DEFAULT_PAGE_SIZE, maxPageSize), description: `Products per page, from 1 to ${maxPageSize}.` },
         },
       },
       headers: ifNoneMatchHeaders,
