@@ -16,6 +16,7 @@ import { bodyETag, type HttpCaching, notModified } from '../http/http-caching.ts
 import type { RestRead } from './graphql-equivalents.ts';
 import { BadRequest, positiveInt } from './params.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../sidecar/source-errors.ts';
 
 export interface RestDependencies {
   /** A fresh set of per-request loaders (the server's: they report batch sizes to the metrics). */
@@ -120,6 +121,14 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
         return reply.code(400).send({ error: CLIENT_GONE_MESSAGE });
       }
       if (error instanceof BadRequest || error instanceof ValidationError) return reply.code(400).send({ error: error.message });
+      // Sidecar mode: the legacy service's own answer, as it sent it (a refusal, or a write accepted there and not yet read back).
+      if (error instanceof LegacyRejected || error instanceof LegacyAcceptedNotApplied) {
+        if (error instanceof LegacyAcceptedNotApplied) request.log.warn({ err: error.cause, productId: error.productId }, error.message);
+        return reply.code(error.status).type(error.contentType).send(error.body);
+      }
+      if (error instanceof LegacySourceUnavailable) {
+        return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.message });
+      }
       if (error instanceof NotFoundError) return reply.code(404).send({ error: error.message });
       if (error instanceof IdempotencyKeyReused) return reply.code(422).send({ error: error.message });
       if (error instanceof VersionMismatch) return reply.code(412).header('etag', productETag(error.currentVersion)).send({ error: error.message });
@@ -187,7 +196,8 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     scope.post('/products', (request, reply: FastifyReply) => counted(request, async () => {
       const write = validateProductWrite(request.body, 'create', REST_NAMES);
       const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], 'Idempotency-Key');
-      const created = await service.createProduct(write as ProductCreate, { idempotencyKey });
+      // Sidecar mode sends the client's body on to the legacy service.
+      const created = await service.createProduct(write as ProductCreate, { idempotencyKey, sourceBody: JSON.stringify(request.body) });
       // A repeat of an earlier create answers as that one did, and says so.
       if (created.replayed) reply.header('idempotent-replayed', 'true');
       const { body, etag } = detailOf(created);
@@ -198,7 +208,8 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     scope.put('/products/:product_id', (request, reply: FastifyReply) => counted(request, async () => {
       const id = productId(request);
       const expected = expectedVersion(request);
-      const { body, etag } = detailOf(await service.updateProduct(id, validateProductWrite(request.body, 'update', REST_NAMES), { expected }));
+      const write = validateProductWrite(request.body, 'update', REST_NAMES);
+      const { body, etag } = detailOf(await service.updateProduct(id, write, { expected, sourceBody: JSON.stringify(request.body) }));
       reply.header('etag', etag);
       return body;
     }));
