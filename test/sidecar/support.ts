@@ -48,12 +48,12 @@ export async function startSidecarSetup(options: { sim?: LegacySimulatorOptions;
 }
 
 /** Waits until `check` passes (it throws or returns false until then). */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | false> | T | false, timeoutMs = 20_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       const result = await check();
-      if (result !== false) return result;
+      if (result !== false) return result as T;
     } catch (error) {
       if (Date.now() > deadline) throw error;
     }
