@@ -182,8 +182,9 @@ export class CatalogService {
    * One transaction, the product row locked first, the change announced
    * (NOTIFY) in it; then the listeners (response cache, CDN purge, listing
    * anchors). The product, its styles and skus keep their legacy ids. When
-   * the snapshot's hash is the one stored last time, nothing is written but
-   * the verification time: no new version, no invalidation.
+   * the snapshot's hash is the one stored last time (and the product is still
+   * at the version that write left), nothing is written but the verification
+   * time: no new version, no invalidation.
    */
   async applySourceProduct(id: number, snapshot: SourceSnapshot | null): Promise<SourceApplyResult> {
     const result = await this.transactions.run(`product ${id}`, async (tx): Promise<SourceApplyResult & { referencing?: number[] }> => {
@@ -196,8 +197,10 @@ export class CatalogService {
         return { outcome: 'deleted', missingRelated: [], referencing };
       }
       if (snapshot.id !== id) throw new TypeError(`snapshot of product ${snapshot.id} applied to product ${id}`);
-      const [stored] = await tx.query<{ hash: string }>(SOURCE_HASH, [id]);
-      if (existed && stored?.hash === snapshot.hash) {
+      const [stored] = await tx.query<{ hash: string; version: string }>(SOURCE_HASH, [id]);
+      // Unchanged there, and not changed here by anything else since (a data:load, say).
+      const localVersion = (tx.opened[0] as { version: string } | undefined)?.version;
+      if (existed && stored?.hash === snapshot.hash && stored.version === localVersion) {
         await tx.query(TOUCH_VERIFIED, [id]);
         const [row] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]);
         return { outcome: 'unchanged', written: written(row!), missingRelated: [] };

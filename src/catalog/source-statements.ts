@@ -8,16 +8,16 @@ import { productColumns } from './queries.ts';
 
 const statement = (name: string, text: string): Statement => ({ name: `source_${name}`, text });
 
-/** The hash the sync last stored for product $1 (none: never applied). */
-export const SOURCE_HASH = statement('hash', 'SELECT hash FROM legacy_sync_products WHERE product_id = $1');
+/** The hash the sync last stored for product $1 and the version it left (none: never applied). */
+export const SOURCE_HASH = statement('hash', 'SELECT hash, version::text AS version FROM legacy_sync_products WHERE product_id = $1');
 
 /** Product $1 re-verified unchanged: only the time moves. */
 export const TOUCH_VERIFIED = statement('touch_verified', 'UPDATE legacy_sync_products SET verified_at = now() WHERE product_id = $1');
 
-/** Stores hash $2 of product $1 as verified now. */
+/** Stores hash $2 of product $1, at its current version, as verified now. */
 export const STORE_HASH = statement('store_hash', `
-  INSERT INTO legacy_sync_products (product_id, hash, verified_at) VALUES ($1, $2, now())
-  ON CONFLICT (product_id) DO UPDATE SET hash = EXCLUDED.hash, verified_at = EXCLUDED.verified_at`);
+  INSERT INTO legacy_sync_products (product_id, hash, version, verified_at) SELECT $1, $2, version, now() FROM products WHERE id = $1
+  ON CONFLICT (product_id) DO UPDATE SET hash = EXCLUDED.hash, version = EXCLUDED.version, verified_at = EXCLUDED.verified_at`);
 
 export const FORGET_HASH = statement('forget_hash', 'DELETE FROM legacy_sync_products WHERE product_id = $1');
 
