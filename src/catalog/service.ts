@@ -19,9 +19,7 @@ import {
   DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
   REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
 } from './source-statements.ts';
-import type { SourceSnapshot } from '../sidecar/snapshot.ts';
-import { legacyBody, type ProductSource, type SourceAnswer } from '../sidecar/legacy-source.ts';
-import { LegacyAcceptedNotApplied } from '../sidecar/source-errors.ts';
+import { LegacyAcceptedNotApplied, legacyBody, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
 
 export type ProductChange = 'created' | 'updated' | 'deleted';
 export type ProductChangeListener = (productIds: number[], change: ProductChange) => Promise<void> | void;

@@ -16,7 +16,7 @@ import { bodyETag, type HttpCaching, notModified } from '../http/http-caching.ts
 import type { RestRead } from './graphql-equivalents.ts';
 import { BadRequest, positiveInt } from './params.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
-import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../sidecar/source-errors.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../catalog/source.ts';
 
 export interface RestDependencies {
   /** A fresh set of per-request loaders (the server's: they report batch sizes to the metrics). */

@@ -1,46 +1,16 @@
 // Sidecar mode's writes: passed through to the legacy service (the source of
 // truth) with priority 'interactive', then the product is read back at once
 // and applied locally (CatalogService, "through the source").
-import type { ProductWrite } from '../catalog/validation.ts';
+import type { ProductSource, SourceAnswer, SourceSnapshot } from '../catalog/source.ts';
+import { LegacyRejected, LegacySourceUnavailable } from '../catalog/source.ts';
 import { LegacyError, LegacyUnavailableError } from '../legacy/errors.ts';
 import type { LegacyClient, LegacyResponse } from '../legacy/legacy-client.ts';
 import { parseRetryAfter } from '../legacy/backoff.ts';
 import type { RecentIds } from './recent-ids.ts';
-import type { SourceSnapshot } from './snapshot.ts';
 import { fetchSnapshot } from './sync-worker.ts';
-import { LegacyRejected, LegacySourceUnavailable } from './source-errors.ts';
-
-/** A successful legacy answer to a write. */
-export interface SourceAnswer {
-  status: number;
-  body: string;
-  contentType: string | undefined;
-}
-
-/** Where CatalogService sends writes in sidecar mode. */
-export interface ProductSource {
-  /** Sends a write; its answer when the legacy service accepted it (2xx); LegacyRejected or LegacySourceUnavailable otherwise. */
-  write(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: string): Promise<SourceAnswer>;
-  /** The product as the legacy service shows it now (null: gone), read ahead of the sync. */
-  fetch(id: number): Promise<SourceSnapshot | null>;
-  /** A product the sync should verify first. */
-  later(id: number): void;
-}
 
 /** When the legacy client gives no hint: how long a writer should wait. */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
-
-/** The legacy JSON of a validated write (GraphQL's input, in the REST names). */
-export function legacyBody(write: ProductWrite): string {
-  const body: Record<string, unknown> = {};
-  if (write.name !== undefined) body.name = write.name;
-  if (write.slogan !== undefined) body.slogan = write.slogan;
-  if (write.description !== undefined) body.description = write.description;
-  if (write.category !== undefined) body.category = write.category;
-  if (write.defaultPrice !== undefined) body.default_price = write.defaultPrice;
-  if (write.features !== undefined) body.features = write.features.map((f) => ({ feature: f.feature, value: f.value ?? null }));
-  return JSON.stringify(body);
-}
 
 function unavailable(error: unknown): never {
   if (error instanceof LegacyError) {

@@ -3,34 +3,9 @@
 // local tables hold, with a hash of the bytes it was read from: the sync
 // skips a product whose hash has not changed since it last applied it.
 import crypto from 'node:crypto';
+import type { SourceSnapshot, SourceStyle } from '../catalog/source.ts';
 
-export interface SourceStyle {
-  id: number;
-  name: string;
-  originalPrice: string;
-  salePrice: string | null;
-  isDefault: boolean;
-  photos: { url: string; thumbnailUrl: string }[];
-  skus: { id: number; size: string; quantity: number }[];
-}
-
-/** One product of the legacy service, ready for CatalogService.applySourceProduct. */
-export interface SourceSnapshot {
-  id: number;
-  name: string;
-  slogan: string;
-  description: string;
-  category: string;
-  defaultPrice: string;
-  createdAt: string;
-  updatedAt: string;
-  features: { feature: string; value: string | null }[];
-  styles: SourceStyle[];
-  /** Related product ids in the legacy order, duplicates kept. */
-  related: number[];
-  /** sha256 of the three answers' bodies: equal hashes, nothing to write. */
-  hash: string;
-}
+export type { SourceSnapshot, SourceStyle } from '../catalog/source.ts';
 
 export class SnapshotFormatError extends Error {
   constructor(id: number, what: string) {

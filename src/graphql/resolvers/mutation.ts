@@ -8,7 +8,7 @@ import { type ProductCreate, VersionMismatch, type WrittenProduct } from '../../
 import { ValidationError, validateProductWrite } from '../../catalog/validation.ts';
 import { WriteContention } from '../../db/writes/transaction.ts';
 import { badInput, idempotencyKeyReused, legacyUnavailable, notFound, versionConflict, writeContention } from '../errors.ts';
-import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../../sidecar/source-errors.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../../catalog/source.ts';
 import { parseId } from '../ids.ts';
 
 /** Validation problems are the client's to fix: HTTP 400 with the field named. */
