@@ -60,6 +60,24 @@ describe('sidecar writes', () => {
     await expectSameBytes(setup, `/products/${id}/styles`);
   });
 
+  it('GraphQL createProduct (once per idempotency key) and deleteProduct pass through too', async () => {
+    const create = `mutation($key: String) { createProduct(input: { name: "From GraphQL", slogan: "S", description: "D", category: "C", defaultPrice: "5.00", features: [{ feature: "Fit", value: "Slim" }] }, idempotencyKey: $key) { id name features { feature value } } }`;
+    const posts = setup.sim.stats().byRoute['POST /products'];
+    const first = await setup.client.post(create, { key: 'graphql-create-1' });
+    expect(first.body.errors).toBeUndefined();
+    const id = first.body.data?.createProduct.id as string;
+    expect(setup.sim.view(Number(id))).toMatchObject({ name: 'From GraphQL', features: [{ feature: 'Fit', value: 'Slim' }] });
+    const again = await setup.client.post(create, { key: 'graphql-create-1' });
+    expect(again.body.data?.createProduct.id).toBe(id);
+    expect(setup.sim.stats().byRoute['POST /products']).toBe(posts + 1);
+    await expectSameBytes(setup, `/products/${id}`);
+
+    const deleted = await setup.client.post(`mutation { deleteProduct(id: "${id}") }`);
+    expect(deleted.body).toEqual({ data: { deleteProduct: id } });
+    expect(setup.sim.view(Number(id))).toBeUndefined();
+    expect((await setup.client.app.inject({ method: 'GET', url: `/products/${id}` })).statusCode).toBe(404);
+  });
+
   it('a REST DELETE removes it there and here at once', async () => {
     const response = await setup.client.app.inject({ method: 'DELETE', url: '/products/6' });
     expect(response.statusCode).toBe(204);
