@@ -255,7 +255,18 @@ export class SyncWorker {
     const check = async (id: number, kind: keyof typeof stats) => {
       seen.add(id);
       used += 3;
-      await this.verify(id);
+      try {
+        await this.verify(id);
+      } catch (error) {
+        // One product the legacy service answers badly (a 500 after the retries,
+        // a body that is not the contract's) must not stop the crawl at it:
+        // counted, tried again first next round, and the round goes on.
+        // Unreachable, breaker open, a database failure: the round stops.
+        if (!(error instanceof HttpAnswerError || error instanceof SnapshotFormatError)) throw error;
+        this.count(error);
+        this.options.warn(`legacy sync skipped product ${id}`, error);
+        recent.add(id);
+      }
       stats[kind]++;
       await this.saveState();
     };
