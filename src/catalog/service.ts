@@ -17,7 +17,7 @@ import { NotFoundError, type ProductWrite } from './validation.ts';
 import { CREATE_PRODUCT, DELETE_PRODUCT, lockProduct, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
 import {
   DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
-  REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
+  LOCAL_SOURCE_VIEW, REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
 } from './source-statements.ts';
 import { LegacyAcceptedNotApplied, legacyBody, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
 
@@ -203,6 +203,13 @@ export class CatalogService {
         const [row] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]);
         return { outcome: 'unchanged', written: written(row!), missingRelated: [] };
       }
+      // Equal already (a product loaded from the CSV export, or one whose bytes
+      // changed in nothing this copy keeps): remembered as verified, not written.
+      if (existed && await this.equalsLocal(tx, snapshot)) {
+        await tx.query(STORE_HASH, [id, snapshot.hash]);
+        const [row] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]);
+        return { outcome: 'unchanged', written: written(row!), missingRelated: [] };
+      }
       await tx.query(UPSERT_SOURCE_PRODUCT, [id, snapshot.name, snapshot.slogan, snapshot.description, snapshot.category,
         snapshot.defaultPrice, snapshot.createdAt, snapshot.updatedAt, JSON.stringify(snapshot.features), existed]);
       const styles = snapshot.styles.map(({ photos: _p, skus: _s, ...style }) => style);
@@ -291,6 +298,26 @@ export class CatalogService {
     } finally {
       if (this.keyedCreates.get(key) === mine) this.keyedCreates.delete(key);
     }
+  }
+
+  /** Whether the local copy of the snapshot's product already shows exactly what it shows. */
+  private async equalsLocal(tx: TransactionClient, snapshot: SourceSnapshot): Promise<boolean> {
+    type LocalStyle = { id: number; name: string; salePrice: string | null; originalPrice: string; isDefault: boolean; photos: { url: string; thumbnailUrl: string }[]; skus: { id: number; size: string; quantity: number }[] };
+    const [local] = await tx.query<{
+      name: string; slogan: string; description: string; category: string; defaultPrice: string; createdAt: Date; updatedAt: Date;
+      features: { feature: string; value: string | null }[]; styles: LocalStyle[] | null; related: number[];
+    }>(LOCAL_SOURCE_VIEW, [snapshot.id]);
+    if (!local) return false;
+    const style = (s: LocalStyle | SourceSnapshot['styles'][number]) => ({
+      id: s.id, name: s.name, originalPrice: s.originalPrice, salePrice: s.salePrice, isDefault: s.isDefault,
+      photos: s.photos.map((p) => ({ url: p.url, thumbnailUrl: p.thumbnailUrl })),
+      skus: s.skus.map((k) => ({ id: k.id, size: k.size, quantity: k.quantity })),
+    });
+    const shape = (p: { name: string; slogan: string; description: string; category: string; defaultPrice: string; createdAt: string; updatedAt: string;
+      features: { feature: string; value: string | null }[]; styles: (LocalStyle | SourceSnapshot['styles'][number])[]; related: number[] }) => JSON.stringify([
+      p.name, p.slogan, p.description, p.category, p.defaultPrice, p.createdAt, p.updatedAt,
+      p.features.map((f) => [f.feature, f.value]), p.styles.map(style), p.related]);
+    return shape({ ...local, createdAt: local.createdAt.toISOString(), updatedAt: local.updatedAt.toISOString(), styles: local.styles ?? [] }) === shape(snapshot);
   }
 
   /** Sidecar mode, before a write passes through: NotFoundError or VersionMismatch as an update here would throw them. */

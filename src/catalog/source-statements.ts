@@ -11,6 +11,18 @@ const statement = (name: string, text: string): Statement => ({ name: `source_${
 /** The hash the sync last stored for product $1 and the version it left (none: never applied). */
 export const SOURCE_HASH = statement('hash', 'SELECT hash, version::text AS version FROM legacy_sync_products WHERE product_id = $1');
 
+/**
+ * Product $1 as the legacy routes would show it, from the tables: for a
+ * product the sync has no hash of yet (a copy from data:load), so that one
+ * already equal is only verified, not written again.
+ */
+export const LOCAL_SOURCE_VIEW = statement('local_view', `
+  SELECT p.name, p.slogan, p.description, p.category, p.default_price::text AS "defaultPrice", p.created_at AS "createdAt", p.updated_at AS "updatedAt",
+    (SELECT coalesce(json_agg(json_build_object('feature', f.feature, 'value', f.value) ORDER BY f.id), '[]'::json) FROM features f WHERE f.product_id = p.id) AS features,
+    (SELECT d.styles FROM product_style_documents d WHERE d.product_id = p.id) AS styles,
+    (SELECT coalesce(json_agg(r.related_product_id ORDER BY r.id), '[]'::json) FROM related r WHERE r.current_product_id = p.id) AS related
+  FROM products p WHERE p.id = $1`);
+
 /** Product $1 re-verified unchanged: only the time moves. */
 export const TOUCH_VERIFIED = statement('touch_verified', 'UPDATE legacy_sync_products SET verified_at = now() WHERE product_id = $1');
 

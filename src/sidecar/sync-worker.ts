@@ -94,7 +94,7 @@ export class SyncWorker {
   }
 
   progress(): SyncProgress {
-    return { ...this.progressState, queue: { recent: this.options.recent.size, incomplete: this.incomplete.size } };
+    return { ...this.progressState, applied: { ...this.progressState.applied }, queue: { recent: this.options.recent.size, incomplete: this.incomplete.size } };
   }
 
   /** Wall ms of the last successful legacy request, this instance's or the syncing one's. */
