@@ -19,7 +19,7 @@ import {
   DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
   LOCAL_SOURCE_VIEW, REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
 } from './source-statements.ts';
-import { LegacyAcceptedNotApplied, legacyBody, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, legacyBody, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
 
 export type ProductChange = 'created' | 'updated' | 'deleted';
 export type ProductChangeListener = (productIds: number[], change: ProductChange) => Promise<void> | void;
@@ -160,7 +160,7 @@ export class CatalogService {
     if (this.source) {
       const source = this.source;
       if (options.expected !== undefined) await this.checkVersion(id, options.expected);
-      const answer = await source.write('PUT', `/products/${id}`, options.sourceBody ?? legacyBody(write));
+      const answer = await this.goneThereGoneHere(id, source.write('PUT', `/products/${id}`, options.sourceBody ?? legacyBody(write)));
       return this.readBack(source, id, answer);
     }
     const result = await this.transactions.run(`product ${id}`, async (tx) => {
@@ -231,6 +231,16 @@ export class CatalogService {
     else if (result.outcome === 'created' || result.outcome === 'updated') await this.changed([id], result.outcome);
     const { referencing: _referencing, ...answer } = result;
     return answer;
+  }
+
+  /** A write the source refused with 404: the product is gone there, so here too (then the refusal goes to the client). */
+  private async goneThereGoneHere<T>(id: number, sent: Promise<T>): Promise<T> {
+    try {
+      return await sent;
+    } catch (error) {
+      if (error instanceof LegacyRejected && error.status === 404) await this.applySourceProduct(id, null).catch(() => {});
+      throw error;
+    }
   }
 
   /**
@@ -331,7 +341,7 @@ export class CatalogService {
   async deleteProduct(id: number, options: { expected?: ExpectedVersion } = {}): Promise<void> {
     if (this.source) {
       if (options.expected !== undefined) await this.checkVersion(id, options.expected);
-      await this.source.write('DELETE', `/products/${id}`);
+      await this.goneThereGoneHere(id, this.source.write('DELETE', `/products/${id}`));
       // Gone there: gone here, at once.
       await this.applySourceProduct(id, null);
       return;

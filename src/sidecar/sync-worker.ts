@@ -229,6 +229,8 @@ export class SyncWorker {
 
   private async get(path: string): Promise<LegacyResponse> {
     if (!this.running) throw new StopRound('stopping');
+    // The lock's session is gone: another instance may be syncing now.
+    if (!this.lockClient) throw new StopRound('lost the sync lock');
     return this.options.client.get(path, { priority: 'background', signal: this.abort.signal });
   }
 

@@ -91,8 +91,13 @@ describe('sidecar writes', () => {
     const response = await setup.client.app.inject({ method: 'PUT', url: '/products/8', headers: json, payload: { name: 'Too late' } });
     expect(response.statusCode).toBe(404);
     expect(JSON.parse(response.body)).toEqual({ error: 'product 8 not found' });
-    const result = await setup.client.post('mutation { updateProduct(id: "8", input: { name: "Too late" }) { id } }');
-    expect(result.body.errors?.[0]).toMatchObject({ message: 'product 8 not found', extensions: { code: 'NOT_FOUND' } });
+    // And gone here too now.
+    expect((await setup.client.app.inject({ method: 'GET', url: '/products/8' })).statusCode).toBe(404);
+    const result = await setup.client.post('mutation { updateProduct(id: "10", input: { name: "" }) { id } }');
+    expect(result.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    setup.sim.catalogue.delete(11);
+    const gone = await setup.client.post('mutation { deleteProduct(id: "11") }');
+    expect(gone.body.errors?.[0]).toMatchObject({ message: 'product 11 not found', extensions: { code: 'NOT_FOUND' } });
   });
 
   it('If-Match is checked against the local copy before the write passes through', async () => {
