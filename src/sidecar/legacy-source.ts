@@ -17,7 +17,7 @@ function unavailable(error: unknown): never {
     const what = error instanceof LegacyUnavailableError && error.maybeSent
       ? `${error.message}: it may or may not have been applied there; read the product before trying again`
       : error.message;
-    throw new LegacySourceUnavailable(`the legacy service (the source of truth) is unavailable: ${what}; nothing was written`,
+    throw new LegacySourceUnavailable(`the legacy service (the source of truth) is unavailable: ${what}; nothing was written here`,
       (error.retryAfterMs ?? DEFAULT_RETRY_AFTER_SECONDS * 1000) / 1000, { cause: error });
   }
   throw error;
@@ -43,7 +43,7 @@ export class LegacySource implements ProductSource {
     // Busy or down: nothing applied (the client already waited what it could).
     if (answer.status === 429 || answer.status === 502 || answer.status === 503 || answer.status === 504) {
       const hinted = parseRetryAfter(answer.headers['retry-after'], Date.now());
-      throw new LegacySourceUnavailable(`the legacy service (the source of truth) answered ${answer.status}; nothing was written`,
+      throw new LegacySourceUnavailable(`the legacy service (the source of truth) answered ${answer.status}; nothing was written here`,
         hinted === undefined ? DEFAULT_RETRY_AFTER_SECONDS : hinted / 1000);
     }
     throw new LegacyRejected(answer.status, answer.body, contentType);
