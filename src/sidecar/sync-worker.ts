@@ -295,13 +295,15 @@ export class SyncWorker {
         if (answer.status !== 200) throw new HttpAnswerError('GET /products', answer.status);
         const items = answer.json<{ id: number }[]>();
         if (!Array.isArray(items)) throw new SnapshotFormatError(0, 'listing');
-        // Deletions moved our last product to an earlier page: look there.
-        if (page > 1 && stepsBack < 3 && items.length > 0 && items[0]!.id > p.highestId) {
-          page--;
+        // Deletions there moved our last product to an earlier page (or the
+        // listing now ends before this page): look there.
+        // Back 1, 2, 4, ... pages (a request each), at most 6 times a round.
+        if (page > 1 && stepsBack < 6 && (items.length === 0 || items[0]!.id > p.highestId)) {
+          page = Math.max(1, page - 2 ** stepsBack);
           stepsBack++;
           continue;
         }
-        stepsBack = 3;
+        stepsBack = 6;
         for (const item of items) {
           if (!Number.isSafeInteger(item?.id) || item.id <= p.highestId) continue;
           if (used + 3 > budget) break listing;
