@@ -105,8 +105,9 @@ export class SyncWorker {
   }
 
   async start(): Promise<void> {
-    await this.options.pool.query(STATE_ROW);
-    await this.refreshShared();
+    // Postgres not answering yet must not keep the API from serving: the state row is made again when the lock is taken.
+    await this.options.pool.query(STATE_ROW).then(() => this.refreshShared())
+      .catch((error: unknown) => this.options.warn('could not read the legacy sync state yet', error));
     // Every instance follows the stored state (X-Source-Age, /readyz), syncing or not.
     this.stateTimer = setInterval(() => void this.refreshShared().catch(() => {}), Math.min(1000, this.options.intervalMs));
     this.stateTimer.unref();
@@ -200,11 +201,16 @@ export class SyncWorker {
       this.lockClient = client;
       this.state = 'syncing';
       this.options.info('this instance now runs the legacy sync');
+      await this.options.pool.query(STATE_ROW);
       const { rows: state } = await this.options.pool.query<{ cursor: number; highestId: number; passes: number }>(READ_STATE);
       Object.assign(this.progressState, state[0] ?? {});
       return true;
     } catch (error) {
       this.errors.lock++;
+      if (this.lockClient === client) {
+        this.lockClient = undefined;
+        this.state = 'standby';
+      }
       await client.end().catch(() => {});
       throw error;
     }
