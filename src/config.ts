@@ -2,6 +2,7 @@
 // Every bad value is reported at once, with the variable name and what was expected.
 import net from 'node:net';
 import path from 'node:path';
+import { LEGACY_CLIENT_DEFAULTS, type LegacyClientOptions, parseHeaderLine, resolveLegacyClientOptions } from './legacy/options.ts';
 
 /** Abuse limits on GraphQL operations (docs/graphql.md "GraphQL limits"); a request over any of them is a 400 naming it. */
 export interface GraphQLLimits {
@@ -41,7 +42,23 @@ export interface HttpCacheConfig {
   purgeToken: string | undefined;
 }
 
+/** Sidecar mode (docs/sidecar.md): the legacy service is the source of truth, this API its fast copy. */
+export interface SidecarConfig {
+  /** The legacy client's settings (src/legacy/options.ts): URL, header, budget, timeouts, retries, breaker. */
+  client: LegacyClientOptions & { baseUrl: string };
+  /** Seconds between the starts of two sync rounds. */
+  syncIntervalSeconds: number;
+  /** Whether this instance competes for the sync (one instance per deployment syncs: a Postgres advisory lock). */
+  sync: boolean;
+  /** `count` of the listing pages the sync probes for new products. */
+  pageSize: number;
+  /** Recently requested product ids remembered for priority re-verification (oldest forgotten first). */
+  recentIds: number;
+}
+
 export interface Config {
+  /** LEGACY_SOURCE_URL set: sidecar mode; undefined: the API is the source of truth (the default). */
+  sidecar: SidecarConfig | undefined;
   cors: CorsConfig;
   httpCache: HttpCacheConfig;
   /** PGOPTIONS: the operator's Postgres session options, kept after the API's own (session-settings.ts). */
@@ -378,6 +395,7 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
   const developmentOnly = nodeEnv === 'development' ? 'on' : 'off';
   const config: Config = {
+    sidecar: undefined,
     pgOptions: read.string('PGOPTIONS', '') || undefined,
     workerDatabaseUrl: read.optionalUrl(WORKER_DATABASE_URL, ['postgres:', 'postgresql:']),
     cors: {
@@ -486,6 +504,48 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.admin.port !== undefined && config.admin.port !== 0 && config.admin.port === config.port) {
     read.problem(`ADMIN_PORT must differ from PORT (both are ${config.port})`);
   }
+  config.sidecar = readSidecar(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/** Sidecar mode's settings, when LEGACY_SOURCE_URL is set; its problems go to `read`. */
+function readSidecar(read: Reader): SidecarConfig | undefined {
+  const baseUrl = read.optionalUrl('LEGACY_SOURCE_URL', ['http:', 'https:']);
+  const headerLine = read.string('LEGACY_SOURCE_HEADER', '');
+  const d = LEGACY_CLIENT_DEFAULTS;
+  const client = {
+    maxRps: read.integer('LEGACY_MAX_RPS', d.maxRps, 1, 10_000),
+    maxConcurrency: read.integer('LEGACY_MAX_CONCURRENCY', d.maxConcurrency, 1, 1_000),
+    timeoutMs: read.integer('LEGACY_TIMEOUT_MS', d.timeoutMs, 10, 600_000),
+    maxAttempts: read.integer('LEGACY_MAX_ATTEMPTS', d.maxAttempts, 1, 20),
+    backoffBaseMs: read.integer('LEGACY_BACKOFF_BASE_MS', d.backoffBaseMs, 0, 600_000),
+    backoffMaxMs: read.integer('LEGACY_BACKOFF_MAX_MS', d.backoffMaxMs, 0, 3_600_000),
+    retryAfterMaxMs: read.integer('LEGACY_RETRY_AFTER_MAX_MS', d.retryAfterMaxMs, 0, 86_400_000),
+    retryAfterMaxWaitMs: read.integer('LEGACY_RETRY_AFTER_MAX_WAIT_MS', d.retryAfterMaxWaitMs, 0, 3_600_000),
+    breakerFailureThreshold: read.integer('LEGACY_BREAKER_FAILURES', d.breakerFailureThreshold, 1, 1_000),
+    breakerCooldownMs: read.integer('LEGACY_BREAKER_COOLDOWN_MS', d.breakerCooldownMs, 1, 3_600_000),
+    breakerMaxCooldownMs: read.integer('LEGACY_BREAKER_MAX_COOLDOWN_MS', d.breakerMaxCooldownMs, 1, 86_400_000),
+  };
+  const syncIntervalSeconds = read.number('LEGACY_SYNC_INTERVAL_SECONDS', 30, 0.1, 86_400);
+  const sync = read.oneOf('LEGACY_SYNC', 'on', ['on', 'off'] as const) === 'on';
+  const pageSize = read.integer('LEGACY_SYNC_PAGE_SIZE', 100, 1, 10_000);
+  const recentIds = read.integer('LEGACY_SYNC_RECENT_IDS', 10_000, 0, 10_000_000);
+  if (baseUrl === undefined) {
+    if (headerLine !== '') read.problem('LEGACY_SOURCE_HEADER is set but LEGACY_SOURCE_URL is not');
+    return undefined;
+  }
+  let headers: Record<string, string> = {};
+  if (headerLine !== '') {
+    const header = parseHeaderLine(headerLine);
+    if (header) headers = { [header.name]: header.value };
+    // Never echoed: it usually holds a token.
+    else read.problem(`LEGACY_SOURCE_HEADER must be one header line "Name: value", e.g. "Authorization: Token abc" (got ${headerLine.length} characters that are not one)`);
+  }
+  try {
+    resolveLegacyClientOptions({ baseUrl, headers, ...client });
+  } catch (error) {
+    read.problem(`LEGACY_* settings: ${(error as Error).message}`);
+  }
+  return { client: { baseUrl, headers, ...client }, syncIntervalSeconds, sync, pageSize, recentIds };
 }

@@ -113,9 +113,11 @@ async function runPrimary(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase(config, log);
   await migrate(database.url, log);
-  if (database.embedded && (await catalogueIsEmpty(database.url))) {
+  // Sidecar mode: the catalogue is the legacy service's; the sync fills an empty database, never the sample.
+  if (database.embedded && !config.sidecar && (await catalogueIsEmpty(database.url))) {
     await loadSampleCatalogue(config, database.url, log);
   }
+  if (config.sidecar) log(`sidecar mode: the legacy service at ${new URL(config.sidecar.client.baseUrl).origin} is the source of truth (docs/sidecar.md)`);
   const signal = waitForSignal();
   if (config.workers === 1) {
     const server = await startServer(config, database.url, log);

@@ -46,6 +46,7 @@ import { REST_READS_AS_GRAPHQL, type RestRead } from './rest/graphql-equivalents
 import { maxAgeOf } from './graphql/cache-hints.ts';
 import { readTypeDefs } from './graphql/schema.ts';
 import { buildSchema } from 'graphql';
+import { type Sidecar, startSidecar } from './sidecar/sidecar.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -66,6 +67,8 @@ export interface App {
   access: AccessControl;
   /** The admin listener's app (ADMIN_PORT), not yet listening; undefined without one. */
   admin: FastifyInstance | undefined;
+  /** Sidecar mode (LEGACY_SOURCE_URL): the legacy client and the sync; undefined otherwise. */
+  sidecar: Sidecar | undefined;
 }
 
 /** The parameters of GET /graphql. */
@@ -201,6 +204,14 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     app.addHook('onClose', async () => { process.off('message', onMessage); });
   }
 
+  // Sidecar mode: writes pass through to the legacy service, a sync keeps the copy (src/sidecar/).
+  const sidecar = config.sidecar ? await startSidecar({
+    config: config.sidecar, app, service, pool: database.pool, databaseUrl,
+    connectTimeoutMs: config.databaseConnectTimeoutMs, registry: metrics.registry,
+  }) : undefined;
+  // Before the database closes (hooks run in order of registration).
+  if (sidecar) app.addHook('onClose', async () => sidecar.close());
+
   const { access, close: closeAccess } = createAccessControl(config, database, (message, error) => app.log.warn({ err: error }, message));
   app.addHook('onClose', closeAccess);
 
@@ -220,6 +231,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
 
   const observability = registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
     replicaStatus: replicas ? () => replicas.status() : undefined,
+    legacySync: sidecar ? () => sidecar.status() : undefined,
     admin: new AdminAccess({ token: config.admin.token, listener: config.admin.port !== undefined, production: config.nodeEnv === 'production' }),
   });
   // ADMIN_PORT: /healthz, /readyz and /metrics with their details on a listener
@@ -256,7 +268,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   const context = async (request: FastifyRequest): Promise<GraphQLContext> => ({
     requestId: request.id,
     operation: recordOperation(request),
-    loaders: newLoaders(),
+    loaders: sidecar ? tracked(request, newLoaders()) : newLoaders(),
     queries,
     pages,
     service,
@@ -265,6 +277,10 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     caller: request.caller,
     idempotencyKeyHeader: request.headers['idempotency-key'],
   });
+  function tracked(request: FastifyRequest, loaders: ReturnType<typeof newLoaders>) {
+    sidecar?.track(request, loaders);
+    return loaders;
+  }
   const graphql = fastifyApolloHandler(apollo, { context });
   // Everything a request does runs inside its statement-counting scope.
   const handler: typeof graphql = function (request, reply) {
@@ -318,7 +334,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     readsNeedKey: config.apiKeysForReads === 'required',
   });
   registerDocs(app);
-  return { app, database, service, pages, cache, metrics, replicas, access, admin };
+  return { app, database, service, pages, cache, metrics, replicas, access, admin, sidecar };
 }
 
 /** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */

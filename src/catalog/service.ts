@@ -15,6 +15,11 @@ import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.t
 import type { Feature, Product } from './types.ts';
 import { NotFoundError, type ProductWrite } from './validation.ts';
 import { CREATE_PRODUCT, DELETE_PRODUCT, lockProduct, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
+import {
+  DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
+  LOCAL_SOURCE_VIEW, REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
+} from './source-statements.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, legacyBody, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
 
 export type ProductChange = 'created' | 'updated' | 'deleted';
 export type ProductChangeListener = (productIds: number[], change: ProductChange) => Promise<void> | void;
@@ -60,6 +65,18 @@ export class VersionMismatch extends Error {
   }
 }
 
+/** What applySourceProduct did. */
+export interface SourceApplyResult {
+  outcome: 'created' | 'updated' | 'unchanged' | 'deleted' | 'absent';
+  /** The product as it now is locally (not for 'deleted' and 'absent'). */
+  written?: WrittenProduct;
+  /** Related ids the legacy service showed that do not exist here (yet): those rows were left out. */
+  missingRelated: number[];
+}
+
+/** Suffix of a stored hash whose related rows were incomplete: it never equals a fresh hash, so the next check rewrites. */
+const PARTIAL = ':partial';
+
 /** A written product as its statement returns it (`announced`: the NOTIFY's empty result, when it sends one). */
 type ProductRow = Product & { features: Feature[]; announced?: unknown };
 
@@ -72,6 +89,10 @@ export class CatalogService {
   private readonly transactions: Transactions;
   private readonly idempotencyKeys: IdempotencyKeys;
   private readonly listeners: ProductChangeListener[] = [];
+  /** Sidecar mode: where writes go (the legacy service); undefined: written here. */
+  private source: ProductSource | undefined;
+  /** Sidecar mode: creates with the same Idempotency-Key in this process, one at a time. */
+  private readonly keyedCreates = new Map<string, Promise<unknown>>();
   constructor(pool: pg.Pool, options: { idempotencyKeyTtlSeconds?: number } = {}) {
     this.transactions = new Transactions(pool);
     this.idempotencyKeys = new IdempotencyKeys(pool, options.idempotencyKeyTtlSeconds ?? 24 * 3600);
@@ -80,6 +101,16 @@ export class CatalogService {
   /** Write transactions run again after deadlocks, serialization failures and idempotency-key races. */
   get transactionRetries(): number {
     return this.transactions.retries;
+  }
+
+  /**
+   * Sidecar mode: from now on, creates, updates and deletes are sent to
+   * `source` (the legacy service) and, once it accepted them, its product is
+   * read back and applied here (applySourceProduct). Nothing is written here
+   * that the source did not accept.
+   */
+  useSource(source: ProductSource): void {
+    this.source = source;
   }
 
   onProductsChanged(listener: ProductChangeListener): void {
@@ -108,7 +139,8 @@ export class CatalogService {
    * Creates a product; with an idempotency key, at most once per key: a repeat
    * (even a concurrent one) answers with the product the first one made.
    */
-  async createProduct(write: ProductCreate, options: { idempotencyKey?: string } = {}): Promise<CreateResult> {
+  async createProduct(write: ProductCreate, options: { idempotencyKey?: string; sourceBody?: string } = {}): Promise<CreateResult> {
+    if (this.source) return this.createThroughSource(this.source, write, options);
     const key = options.idempotencyKey;
     const requestHash = key === undefined ? '' : fingerprint(write);
     const result = await this.transactions.run('this Idempotency-Key', async (tx): Promise<CreateResult> => {
@@ -134,7 +166,13 @@ export class CatalogService {
   }
 
   /** Changes the given fields; `features`, when given, replaces the list. `expected`: only if the product is at one of these versions. */
-  async updateProduct(id: number, write: ProductWrite, options: WriteConditions = {}): Promise<WrittenProduct> {
+  async updateProduct(id: number, write: ProductWrite, options: WriteConditions & { sourceBody?: string } = {}): Promise<WrittenProduct> {
+    if (this.source) {
+      const source = this.source;
+      if (options.expected !== undefined || options.excluded !== undefined) await this.checkVersion(id, options);
+      const answer = await this.goneThereGoneHere(id, source.write('PUT', `/products/${id}`, options.sourceBody ?? legacyBody(write)));
+      return this.readBack(source, id, answer);
+    }
     const result = await this.transactions.run(`product ${id}`, async (tx) => {
       this.checkLocked(tx, id, options);
       const [row] = await tx.query<ProductRow>(UPDATE_PRODUCT, [id,
@@ -146,8 +184,178 @@ export class CatalogService {
     return result;
   }
 
+  /**
+   * Sidecar mode: makes the local copy of product `id` what the legacy service
+   * shows (`snapshot`), or deletes it (null: the legacy service answered 404).
+   * One transaction, the product row locked first, the change announced
+   * (NOTIFY) in it; then the listeners (response cache, CDN purge, listing
+   * anchors). The product, its styles and skus keep their legacy ids. When
+   * the snapshot's hash is the one stored last time (and the product is still
+   * at the version that write left), nothing is written but the verification
+   * time: no new version, no invalidation.
+   */
+  async applySourceProduct(id: number, snapshot: SourceSnapshot | null): Promise<SourceApplyResult> {
+    const result = await this.transactions.run(`product ${id}`, async (tx): Promise<SourceApplyResult & { referencing?: number[] }> => {
+      const existed = tx.opened.length > 0;
+      if (snapshot === null) {
+        await tx.query(FORGET_HASH, [id]);
+        if (!existed) return { outcome: 'absent', missingRelated: [] };
+        const referencing = (await tx.query<{ id: number }>(DELETE_PRODUCT, [id])).map((row) => row.id);
+        await notifyProductsChanged(tx, [id, ...referencing], 'deleted');
+        return { outcome: 'deleted', missingRelated: [], referencing };
+      }
+      if (snapshot.id !== id) throw new TypeError(`snapshot of product ${snapshot.id} applied to product ${id}`);
+      const [stored] = await tx.query<{ hash: string; version: string }>(SOURCE_HASH, [id]);
+      // Unchanged there, and not changed here by anything else since (a data:load, say).
+      const localVersion = (tx.opened[0] as { version: string } | undefined)?.version;
+      if (existed && stored?.hash === snapshot.hash && stored.version === localVersion) {
+        await tx.query(TOUCH_VERIFIED, [id]);
+        const [row] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]);
+        return { outcome: 'unchanged', written: written(row!), missingRelated: [] };
+      }
+      // Equal already (a product loaded from the CSV export, or one whose bytes
+      // changed in nothing this copy keeps): remembered as verified, not written.
+      if (existed && await this.equalsLocal(tx, snapshot)) {
+        await tx.query(STORE_HASH, [id, snapshot.hash]);
+        const [row] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]);
+        return { outcome: 'unchanged', written: written(row!), missingRelated: [] };
+      }
+      await tx.query(UPSERT_SOURCE_PRODUCT, [id, snapshot.name, snapshot.slogan, snapshot.description, snapshot.category,
+        snapshot.defaultPrice, snapshot.createdAt, snapshot.updatedAt, JSON.stringify(snapshot.features), existed]);
+      const styles = snapshot.styles.map(({ photos: _p, skus: _s, ...style }) => style);
+      const skus = snapshot.styles.flatMap((style) => style.skus.map((sku) => ({ ...sku, styleId: style.id })));
+      await tx.query(DELETE_SOURCE_STYLES, [id, JSON.stringify(styles)]);
+      if (skus.length > 0) await tx.query(DELETE_SOURCE_SKUS, [JSON.stringify(skus)]);
+      if (styles.length > 0) {
+        await tx.query(INSERT_SOURCE_STYLES, [id, JSON.stringify(styles)]);
+        const photos = snapshot.styles.flatMap((style) => style.photos.map((photo) => ({ ...photo, styleId: style.id })));
+        if (photos.length > 0) await tx.query(INSERT_SOURCE_PHOTOS, [JSON.stringify(photos)]);
+        if (skus.length > 0) await tx.query(INSERT_SOURCE_SKUS, [JSON.stringify(skus)]);
+      }
+      const missingRelated = (await tx.query<{ id: number }>(REPLACE_SOURCE_RELATED, [id, snapshot.related])).map((row) => row.id);
+      await tx.query(STORE_HASH, [id, missingRelated.length > 0 ? `${snapshot.hash}${PARTIAL}` : snapshot.hash]);
+      const [row] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]);
+      return { outcome: existed ? 'updated' : 'created', written: written(row!), missingRelated };
+    }, { opening: lockProduct(id) });
+    if (result.outcome === 'deleted') await this.changed([id, ...(result.referencing ?? [])], 'deleted');
+    else if (result.outcome === 'created' || result.outcome === 'updated') await this.changed([id], result.outcome);
+    const { referencing: _referencing, ...answer } = result;
+    return answer;
+  }
+
+  /** A write the source refused with 404: the product is gone there, so here too (then the refusal goes to the client). */
+  private async goneThereGoneHere<T>(id: number, sent: Promise<T>): Promise<T> {
+    try {
+      return await sent;
+    } catch (error) {
+      if (error instanceof LegacyRejected && error.status === 404) await this.applySourceProduct(id, null).catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * Sidecar mode: the product a write the source accepted left there, read
+   * back at once and applied here. When it cannot be read back, the source's
+   * own answer goes to the client (LegacyAcceptedNotApplied) and the sync
+   * verifies the product first.
+   */
+  private async readBack(source: ProductSource, id: number, answer: SourceAnswer): Promise<WrittenProduct> {
+    try {
+      const snapshot = await source.fetch(id);
+      const applied = await this.applySourceProduct(id, snapshot);
+      if (!applied.written) throw new NotFoundError(`product ${id} not found (deleted in the legacy service meanwhile)`);
+      return applied.written;
+    } catch (error) {
+      if (error instanceof NotFoundError) throw error;
+      source.later(id);
+      throw new LegacyAcceptedNotApplied(id, answer.status, answer.body, answer.contentType, error);
+    }
+  }
+
+  /**
+   * Sidecar mode's create: POST to the source, then its product read back
+   * and applied. An Idempotency-Key keeps its meaning: the same key with the
+   * same content answers with the product the first create made, without a
+   * second POST; with other content, IdempotencyKeyReused (422). Creates with
+   * one key are serialized in this process; two instances racing with the
+   * same key could both POST (docs/sidecar.md).
+   */
+  private async createThroughSource(source: ProductSource, write: ProductCreate, options: { idempotencyKey?: string; sourceBody?: string }): Promise<CreateResult> {
+    const key = options.idempotencyKey;
+    const run = async (): Promise<CreateResult> => {
+      const requestHash = key === undefined ? '' : fingerprint(write);
+      if (key !== undefined) {
+        const earlierId = await this.transactions.run('this Idempotency-Key', (tx) => this.idempotencyKeys.find(tx, key, requestHash));
+        if (earlierId !== undefined) {
+          const earlier = await this.transactions.run(`product ${earlierId}`, (tx) => tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [earlierId]));
+          if (earlier[0]) return { ...written(earlier[0]), replayed: true };
+          // Not here (yet): as the source shows it now.
+          const applied = await this.applySourceProduct(earlierId, await source.fetch(earlierId));
+          if (!applied.written) throw new NotFoundError(`product ${earlierId}, created with this Idempotency-Key, has been deleted since`);
+          return { ...applied.written, replayed: true };
+        }
+      }
+      const answer = await source.write('POST', '/products', options.sourceBody ?? legacyBody(write));
+      let id: number | undefined;
+      try {
+        id = (JSON.parse(answer.body) as { id?: unknown }).id as number;
+      } catch { /* below */ }
+      if (!Number.isSafeInteger(id)) throw new Error(`the legacy service answered ${answer.status} to a create without a product id`);
+      // Remembered before reading back: a retry must not POST again even if the read-back fails.
+      if (key !== undefined) {
+        await this.transactions.run('this Idempotency-Key', (tx) => this.idempotencyKeys.remember(tx, key, requestHash, id!))
+          .catch(() => { /* a concurrent create from another instance took it: that one answers its own */ });
+      }
+      return { ...(await this.readBack(source, id!, answer)), replayed: false };
+    };
+    if (key === undefined) return run();
+    // One at a time per key in this process.
+    const before = this.keyedCreates.get(key) ?? Promise.resolve();
+    const mine = before.catch(() => {}).then(run);
+    this.keyedCreates.set(key, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.keyedCreates.get(key) === mine) this.keyedCreates.delete(key);
+    }
+  }
+
+  /** Whether the local copy of the snapshot's product already shows exactly what it shows. */
+  private async equalsLocal(tx: TransactionClient, snapshot: SourceSnapshot): Promise<boolean> {
+    type LocalStyle = { id: number; name: string; salePrice: string | null; originalPrice: string; isDefault: boolean; photos: { url: string; thumbnailUrl: string }[]; skus: { id: number; size: string; quantity: number }[] };
+    const [local] = await tx.query<{
+      name: string; slogan: string; description: string; category: string; defaultPrice: string; createdAt: Date; updatedAt: Date;
+      features: { feature: string; value: string | null }[]; styles: LocalStyle[] | null; related: number[];
+    }>(LOCAL_SOURCE_VIEW, [snapshot.id]);
+    if (!local) return false;
+    const style = (s: LocalStyle | SourceSnapshot['styles'][number]) => ({
+      id: s.id, name: s.name, originalPrice: s.originalPrice, salePrice: s.salePrice, isDefault: s.isDefault,
+      photos: s.photos.map((p) => ({ url: p.url, thumbnailUrl: p.thumbnailUrl })),
+      skus: s.skus.map((k) => ({ id: k.id, size: k.size, quantity: k.quantity })),
+    });
+    const shape = (p: { name: string; slogan: string; description: string; category: string; defaultPrice: string; createdAt: string; updatedAt: string;
+      features: { feature: string; value: string | null }[]; styles: (LocalStyle | SourceSnapshot['styles'][number])[]; related: number[] }) => JSON.stringify([
+      p.name, p.slogan, p.description, p.category, p.defaultPrice, p.createdAt, p.updatedAt,
+      p.features.map((f) => [f.feature, f.value]), p.styles.map(style), p.related]);
+    return shape({ ...local, createdAt: local.createdAt.toISOString(), updatedAt: local.updatedAt.toISOString(), styles: local.styles ?? [] }) === shape(snapshot);
+  }
+
+  /** Sidecar mode, before a write passes through: NotFoundError or VersionMismatch as an update here would throw them. */
+  async checkVersion(id: number, conditions: WriteConditions): Promise<void> {
+    await this.transactions.run(`product ${id}`, async (tx) => this.checkLocked(tx, id, conditions), {
+      opening: `SELECT version::text AS version FROM products WHERE id = ${Number.isSafeInteger(id) ? id : 0}`,
+    });
+  }
+
   /** Deletes a product with everything that hangs off it. `expected`: only if the product is at one of these versions. */
   async deleteProduct(id: number, options: WriteConditions = {}): Promise<void> {
+    if (this.source) {
+      if (options.expected !== undefined || options.excluded !== undefined) await this.checkVersion(id, options);
+      await this.goneThereGoneHere(id, this.source.write('DELETE', `/products/${id}`));
+      // Gone there: gone here, at once.
+      await this.applySourceProduct(id, null);
+      return;
+    }
     // Products that list this one as related change too (their related rows cascade away).
     const referencing = await this.transactions.run(`product ${id}`, async (tx) => {
       this.checkLocked(tx, id, options);

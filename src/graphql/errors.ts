@@ -42,13 +42,27 @@ export function writeContention(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'WRITE_CONTENTION' } });
 }
 
+/** A REST 404's equivalent for a mutation. */
+export function notFound(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
+}
+
+/**
+ * Sidecar mode: the legacy service (the source of truth) could not take the
+ * write: 503 with Retry-After (http-status.ts). `accepted`: it did take it,
+ * but it could not be read back yet (do not send it again).
+ */
+export function legacyUnavailable(message: string, retryAfterSeconds: number, accepted = false): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'LEGACY_UNAVAILABLE', retryAfter: retryAfterSeconds, ...(accepted ? { accepted: true } : {}) } });
+}
+
 /** Codes whose messages are written for clients and safe to show. */
 const CLIENT_CODES = new Set([
   'BAD_USER_INPUT', 'NOT_FOUND', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE', 'OPERATION_NOT_TRUSTED',
   'UNAUTHENTICATED', 'RATE_LIMITED',
   ...LIMIT_CODES,
-  'IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'WRITE_CONTENTION',
+  'IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'WRITE_CONTENTION', 'LEGACY_UNAVAILABLE',
 ]);
 
 /** graphql-js's hint at the end of a message, as Apollo's own suggestion masking matches it. */

@@ -4,7 +4,8 @@
 // - The operation ran (the response has `data`, null or partial): 200, under
 //   either media type. A field's BAD_USER_INPUT, NOT_FOUND or CONFLICT is in
 //   `errors` beside the data; clients read `extensions.code`.
-// - Postgres unavailable, or a write given up for contention: 503 with
+// - Postgres unavailable, a write given up for contention, or (sidecar mode)
+//   the legacy service unable to take a write (LEGACY_UNAVAILABLE): 503 with
 //   Retry-After, and no `data` (nothing usable was read, nothing was written):
 //   the status a load balancer or a retry policy acts on.
 // - The operation never ran (parse, validation, variable coercion, the limits):
@@ -32,8 +33,13 @@ export function answersGraphqlResponseJson(http: HTTPGraphQLRequest | undefined)
 }
 
 /** Seconds to wait before retrying, for the errors that make a whole response a 503. */
-function retryAfter(codes: Set<unknown>): number | undefined {
+function retryAfter(codes: Set<unknown>, errors: readonly { extensions?: Record<string, unknown> }[] | undefined): number | undefined {
   if (codes.has('SERVICE_UNAVAILABLE')) return RETRY_AFTER_SECONDS;
+  // Sidecar mode: the legacy service could not take a write; it says how long (or the client's default).
+  if (codes.has('LEGACY_UNAVAILABLE')) {
+    const hinted = errors?.map((error) => error.extensions?.retryAfter).find((value): value is number => typeof value === 'number');
+    return hinted ?? RETRY_AFTER_SECONDS;
+  }
   if (codes.has('WRITE_CONTENTION')) return CONTENTION_RETRY_AFTER_SECONDS;
   return undefined;
 }
@@ -46,7 +52,7 @@ export function httpStatusPlugin(): ApolloServerPlugin<GraphQLContext> {
           if (response.body.kind !== 'single') return;
           const result = response.body.singleResult;
           const codes = new Set(result.errors?.map((error) => error.extensions?.code));
-          const retry = retryAfter(codes);
+          const retry = retryAfter(codes, result.errors);
           if (retry !== undefined) {
             response.http.status = 503;
             (response.http.headers ??= new HeaderMap()).set('retry-after', String(retry));

@@ -24,6 +24,8 @@ export interface ObservabilityOptions {
   readinessTimeoutMs: number;
   /** With read replicas: where reads went, each replica's health and position (shown by /healthz). */
   replicaStatus?: () => unknown;
+  /** Sidecar mode: the legacy sync's state (shown by /readyz and /healthz; never makes /readyz fail: reads serve from the copy). */
+  legacySync?: () => unknown;
   /** Who may see the details and /metrics. */
   admin: AdminAccess;
 }
@@ -63,6 +65,7 @@ export function registerObservability(app: FastifyInstance, options: Observabili
     pid: process.pid,
     cache: cache ? { store: cache.kind, ...cache.stats, pendingInvalidations: cache.pendingInvalidations } : { store: 'off' },
     ...(options.replicaStatus ? { replicas: options.replicaStatus() } : {}),
+    ...(options.legacySync ? { legacySync: options.legacySync() } : {}),
   });
 
   const checks: Record<string, Check> = { postgres: postgresCheck(database.pool) };
@@ -81,7 +84,9 @@ export function registerObservability(app: FastifyInstance, options: Observabili
       const readiness = await checkReadiness(checks, options.readinessTimeoutMs);
       const status = readiness.ready ? 'ready' : 'unavailable';
       // The checks name hosts and carry driver messages: details only.
-      return reply.code(readiness.ready ? 200 : 503).send(granted(request) === 'granted' ? { status, checks: readiness.checks } : { status });
+      return reply.code(readiness.ready ? 200 : 503).send(granted(request) === 'granted'
+        ? { status, checks: readiness.checks, ...(options.legacySync ? { legacySync: options.legacySync() } : {}) }
+        : { status });
     });
 
     target.get('/metrics', probe, async (request, reply) => {

@@ -20,6 +20,7 @@ import { registerOpenApi } from './openapi.ts';
 import { componentSchemas, routeSchemas } from './schemas.ts';
 import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
 import { restValidatorCompiler } from './validation.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../catalog/source.ts';
 
 export interface RestDependencies {
   /** A fresh set of per-request loaders (the server's: they report batch sizes to the metrics). */
@@ -186,6 +187,14 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
         return reply.code(400).send({ error: CLIENT_GONE_MESSAGE });
       }
       if (error instanceof BadRequest || error instanceof ValidationError) return reply.code(400).send({ error: error.message });
+      // Sidecar mode: the legacy service's own answer, as it sent it (a refusal, or a write accepted there and not yet read back).
+      if (error instanceof LegacyRejected || error instanceof LegacyAcceptedNotApplied) {
+        if (error instanceof LegacyAcceptedNotApplied) request.log.warn({ err: error.cause, productId: error.productId }, error.message);
+        return reply.code(error.status).type(error.contentType).send(error.body);
+      }
+      if (error instanceof LegacySourceUnavailable) {
+        return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.message });
+      }
       if (error instanceof NotFoundError) return reply.code(404).send({ error: error.message });
       if (error instanceof IdempotencyKeyReused) return reply.code(422).send({ error: error.message });
       if (error instanceof VersionMismatch) return reply.code(412).header('etag', productETag(error.currentVersion)).send({ error: error.message });
@@ -256,9 +265,11 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     }));
 
     scope.post('/products', { schema: schemas.createProduct }, (request, reply: FastifyReply) => counted(request, async () => {
-      const write = validateProductWrite(centsOf(request.body), 'create', REST_NAMES);
+      const sent = centsOf(request.body);
+      const write = validateProductWrite(sent, 'create', REST_NAMES);
       const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], 'Idempotency-Key');
-      const created = await service.createProduct(write as ProductCreate, { idempotencyKey });
+      // Sidecar mode sends the client's body on to the legacy service (a number price as its cents, as validated).
+      const created = await service.createProduct(write as ProductCreate, { idempotencyKey, sourceBody: JSON.stringify(sent) });
       // A repeat of an earlier create answers as that one did, and says so.
       if (created.replayed) reply.header('idempotent-replayed', 'true');
       const { body, etag } = detailOf(created);
@@ -269,9 +280,11 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     scope.put('/products/:product_id', { schema: schemas.updateProduct }, (request, reply: FastifyReply) => counted(request, async () => {
       const id = productId(request);
       const conditions = expectedVersion(request);
-      const { body, etag } = detailOf(await service.updateProduct(id, validateProductWrite(centsOf(request.body), 'update', REST_NAMES), conditions));
+      const body = centsOf(request.body);
+      const write = validateProductWrite(body, 'update', REST_NAMES);
+      const { body: answer, etag } = detailOf(await service.updateProduct(id, write, { ...conditions, sourceBody: JSON.stringify(body) }));
       reply.header('etag', etag);
-      return body;
+      return answer;
     }));
 
     scope.delete('/products/:product_id', { schema: schemas.deleteProduct }, (request, reply: FastifyReply) => counted(request, async () => {

@@ -7,7 +7,8 @@ import type { CatalogLoaders } from '../../catalog/loaders.ts';
 import { type ProductCreate, VersionMismatch, type WrittenProduct } from '../../catalog/service.ts';
 import { ValidationError, validateProductWrite } from '../../catalog/validation.ts';
 import { WriteContention } from '../../db/writes/transaction.ts';
-import { badInput, idempotencyKeyReused, versionConflict, writeContention } from '../errors.ts';
+import { badInput, idempotencyKeyReused, legacyUnavailable, notFound, versionConflict, writeContention } from '../errors.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../../catalog/source.ts';
 import { parseId } from '../ids.ts';
 
 /** Validation problems are the client's to fix: HTTP 400 with the field named. */
@@ -28,6 +29,10 @@ async function write<T>(run: () => Promise<T>): Promise<T> {
     if (error instanceof IdempotencyKeyReused) throw idempotencyKeyReused(error.message);
     if (error instanceof VersionMismatch) throw versionConflict(error.message, error.currentVersion);
     if (error instanceof WriteContention) throw writeContention(error.message);
+    // Sidecar mode: the legacy service refused (its message), or could not be reached (503, nothing written).
+    if (error instanceof LegacyRejected) throw error.status === 404 ? notFound(error.message) : badInput(error.message);
+    if (error instanceof LegacySourceUnavailable) throw legacyUnavailable(error.message, error.retryAfterSeconds);
+    if (error instanceof LegacyAcceptedNotApplied) throw legacyUnavailable(error.message, 1, true);
     throw error;
   }
 }
