@@ -131,6 +131,7 @@ describe('sidecar mode against the legacy simulator', () => {
       if (sync?.lastSuccessAt && Date.parse(sync.lastSuccessAt) > after) return;
       await sleep(200);
     }
+    if (last === undefined) throw new Error(`/readyz shows no legacySync after ${withinMs} ms: this API has no sidecar mode (LEGACY_SOURCE_URL ignored; branch i16-sidecar not merged?)`);
     throw new Error(`no successful sync after ${new Date(after).toISOString()} within ${withinMs} ms; last legacySync: ${JSON.stringify(last)}`);
   }
 
