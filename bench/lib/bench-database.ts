@@ -25,3 +25,25 @@ export async function ensureBenchDatabase(url: string): Promise<BenchDatabase> {
   }
   return { url: bench.toString(), name };
 }
+
+/**
+ * `<database><suffix>` beside the database of `url`, dropped first when it
+ * exists (connections to it closed): a fresh, empty database for each run of
+ * a benchmark that must start from nothing (bench/sidecar.ts).
+ */
+export async function recreateDatabase(url: string, suffix: string): Promise<BenchDatabase> {
+  const name = `${new URL(url).pathname.slice(1) || 'postgres'}${suffix}`;
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const fresh = new URL(url);
+  fresh.pathname = `/${name}`;
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  return { url: fresh.toString(), name };
+}
