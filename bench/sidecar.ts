@@ -179,7 +179,7 @@ async function legacySync(api: ServerProcess): Promise<LegacySync | undefined> {
   return body.legacySync ?? body.checks?.legacySync;
 }
 
-/** Until /readyz says the first sync has finished (lastSuccessAt set); a progress line every 5 s. */
+/** Until /readyz says a first full pass has finished (progress.passes ≥ 1); a progress line every 5 s. */
 async function waitForFirstSync(api: ServerProcess, plan: SidecarPlan): Promise<void> {
   const started = Date.now();
   const deadline = started + plan.syncTimeoutSeconds * 1000;
@@ -188,7 +188,7 @@ async function waitForFirstSync(api: ServerProcess, plan: SidecarPlan): Promise<
   let lastLine = 0;
   for (;;) {
     const sync = await legacySync(api).catch(() => undefined);
-    if (sync?.lastSuccessAt) {
+    if (sync?.lastSuccessAt && ((sync.progress as { passes?: number } | undefined)?.passes ?? 0) >= 1) {
       console.log(`first sync finished in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(sync)}`);
       return;
     }

@@ -115,10 +115,23 @@ describe('sidecar mode against the legacy simulator', () => {
     return Date.now() - started;
   }
 
-  async function legacySync(): Promise<{ lastSuccessAt?: string | null; [key: string]: unknown } | undefined> {
+  async function legacySync(): Promise<{ lastSuccessAt?: string | null; progress?: { passes?: number }; [key: string]: unknown } | undefined> {
     const response = await fetch(`${api.url}/readyz`, { headers: ADMIN_HEADERS });
     const body = await response.json() as { legacySync?: Record<string, unknown>; checks?: { legacySync?: Record<string, unknown> } };
-    return (body.legacySync ?? body.checks?.legacySync) as { lastSuccessAt?: string | null } | undefined;
+    return (body.legacySync ?? body.checks?.legacySync) as { lastSuccessAt?: string | null; progress?: { passes?: number } } | undefined;
+  }
+
+  /** Until /readyz shows a first full pass over the legacy catalogue (progress.passes). */
+  async function firstPass(withinMs: number): Promise<void> {
+    const deadline = Date.now() + withinMs;
+    let last: unknown;
+    while (Date.now() < deadline) {
+      const sync = await legacySync().catch(() => undefined);
+      last = sync;
+      if ((sync?.progress?.passes ?? 0) >= 1) return;
+      await sleep(200);
+    }
+    throw new Error(`no full sync pass within ${withinMs} ms; last legacySync: ${JSON.stringify(last)}`);
   }
 
   /** Until /readyz shows a successful sync that finished after `after` (ms since the epoch). */
@@ -150,6 +163,7 @@ describe('sidecar mode against the legacy simulator', () => {
     });
     // The first sync: a full crawl, plus slack.
     await syncedAfter(0, 2 * CRAWL_MS + 30_000);
+    await firstPass(2 * CRAWL_MS + 30_000);
   }, 120_000);
 
   afterAll(async () => {
