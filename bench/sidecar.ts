@@ -1,6 +1,6 @@
 // npm run bench:sidecar -- [--products 100] [--overhead-ms 500] [--clients 1,3] [--page parallel|sequential]
 //                          [--legacy-pages 10] [--duration 10s] [--warmup 2s] [--workers 1] [--cache memory|off]
-//                          [--max-rps 50] [--max-concurrency 1] [--sync-interval 30] [--sync-timeout 300s]
+//                          [--max-rps 50] [--max-concurrency 1] [--sync-interval 2] [--sync-timeout 300s]
 //                          [--target-ratio 1000] [--target-p99-ms 10] [--legacy-only]
 //
 // Sidecar mode against the legacy service it fronts: a product page (detail,
@@ -84,7 +84,7 @@ function parsePlan(args: string[]): SidecarPlan {
       cache: { type: 'string', default: 'memory' },
       'max-rps': { type: 'string', default: '50' },
       'max-concurrency': { type: 'string', default: '1' },
-      'sync-interval': { type: 'string', default: '30' },
+      'sync-interval': { type: 'string', default: '2' },
       'sync-timeout': { type: 'string', default: '300s' },
       'target-ratio': { type: 'string', default: '1000' },
       'target-p99-ms': { type: 'string', default: '10' },
@@ -179,7 +179,7 @@ async function legacySync(api: ServerProcess): Promise<LegacySync | undefined> {
   return body.legacySync ?? body.checks?.legacySync;
 }
 
-/** Until /readyz says a first full pass has finished (progress.passes ≥ 1); a progress line every 5 s. */
+/** Until /readyz says a first full pass has finished (progress.passes ≥ 1, no product waiting for its related ones); a progress line every 5 s. */
 async function waitForFirstSync(api: ServerProcess, plan: SidecarPlan): Promise<void> {
   const started = Date.now();
   const deadline = started + plan.syncTimeoutSeconds * 1000;
@@ -188,7 +188,9 @@ async function waitForFirstSync(api: ServerProcess, plan: SidecarPlan): Promise<
   let lastLine = 0;
   for (;;) {
     const sync = await legacySync(api).catch(() => undefined);
-    if (sync?.lastSuccessAt && ((sync.progress as { passes?: number } | undefined)?.passes ?? 0) >= 1) {
+    const progress = sync?.progress as { passes?: number; queue?: { incomplete?: number } } | undefined;
+    // A full pass, and no product left waiting for related products copied after it.
+    if (sync?.lastSuccessAt && (progress?.passes ?? 0) >= 1 && (progress?.queue?.incomplete ?? 0) === 0) {
       console.log(`first sync finished in ${((Date.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(sync)}`);
       return;
     }

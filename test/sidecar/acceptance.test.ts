@@ -115,10 +115,10 @@ describe('sidecar mode against the legacy simulator', () => {
     return Date.now() - started;
   }
 
-  async function legacySync(): Promise<{ lastSuccessAt?: string | null; progress?: { passes?: number }; [key: string]: unknown } | undefined> {
+  async function legacySync(): Promise<{ lastSuccessAt?: string | null; progress?: { passes?: number; queue?: { incomplete?: number } }; [key: string]: unknown } | undefined> {
     const response = await fetch(`${api.url}/readyz`, { headers: ADMIN_HEADERS });
     const body = await response.json() as { legacySync?: Record<string, unknown>; checks?: { legacySync?: Record<string, unknown> } };
-    return (body.legacySync ?? body.checks?.legacySync) as { lastSuccessAt?: string | null; progress?: { passes?: number } } | undefined;
+    return (body.legacySync ?? body.checks?.legacySync) as { lastSuccessAt?: string | null; progress?: { passes?: number; queue?: { incomplete?: number } } } | undefined;
   }
 
   /** Until /readyz shows a first full pass over the legacy catalogue (progress.passes). */
@@ -128,7 +128,7 @@ describe('sidecar mode against the legacy simulator', () => {
     while (Date.now() < deadline) {
       const sync = await legacySync().catch(() => undefined);
       last = sync;
-      if ((sync?.progress?.passes ?? 0) >= 1) return;
+      if ((sync?.progress?.passes ?? 0) >= 1 && (sync?.progress?.queue?.incomplete ?? 0) === 0) return;
       await sleep(200);
     }
     throw new Error(`no full sync pass within ${withinMs} ms; last legacySync: ${JSON.stringify(last)}`);
