@@ -1,18 +1,9 @@
 // Sidecar mode's settings: off without LEGACY_SOURCE_URL, the legacy client's
 // defaults with it, and every bad value reported by name (never a token).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
 import { LEGACY_CLIENT_DEFAULTS } from '../../src/legacy/options.ts';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { configProblems as problems } from '../support/config-problems.ts';
 
 describe('sidecar configuration', () => {
   it('is off by default', () => {
