@@ -19,7 +19,7 @@ import {
   DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
   LOCAL_SOURCE_VIEW, REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
 } from './source-statements.ts';
-import { LegacyAcceptedNotApplied, LegacyRejected, legacyBody, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, legacyBody, saysProductGone, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
 
 export type ProductChange = 'created' | 'updated' | 'deleted';
 export type ProductChangeListener = (productIds: number[], change: ProductChange) => Promise<void> | void;
@@ -248,7 +248,7 @@ export class CatalogService {
     try {
       return await sent;
     } catch (error) {
-      if (error instanceof LegacyRejected && error.status === 404) await this.applySourceProduct(id, null).catch(() => {});
+      if (error instanceof LegacyRejected && saysProductGone(id, error.status, error.body)) await this.applySourceProduct(id, null).catch(() => {});
       throw error;
     }
   }

@@ -111,3 +111,19 @@ export class LegacyAcceptedNotApplied extends Error {
     this.contentType = contentType ?? 'application/json; charset=utf-8';
   }
 }
+
+/**
+ * Whether a legacy answer says product `id` does not exist: a 404 with the
+ * contract's body (`{"error": "product 12 not found"}`). Any other 404 (a
+ * gateway's HTML page, a proxy between deploys) proves nothing, and nothing
+ * is deleted for it.
+ */
+export function saysProductGone(id: number, status: number, body: string): boolean {
+  if (status !== 404) return false;
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown } | null;
+    return typeof parsed?.error === 'string' && parsed.error.includes(`product ${id} `);
+  } catch {
+    return false;
+  }
+}

@@ -24,6 +24,7 @@ import { LegacyCircuitOpenError, LegacyError } from '../legacy/errors.ts';
 import type { LegacyClient, LegacyResponse } from '../legacy/legacy-client.ts';
 import type { RecentIds } from './recent-ids.ts';
 import { parseSnapshot, SnapshotFormatError, type SourceSnapshot } from './snapshot.ts';
+import { saysProductGone } from '../catalog/source.ts';
 
 /** pg_try_advisory_lock key of the sync ("LEGS" in ASCII). */
 export const SYNC_LOCK_KEY = 0x4c454753;
@@ -368,14 +369,15 @@ export class HttpAnswerError extends Error {
 
 /**
  * Product `id` as the legacy service shows it now: its three product routes
- * (null when any says 404: deleted). LegacyError or HttpAnswerError when it
+ * (null when any says the product is not found: deleted). LegacyError or HttpAnswerError when it
  * could not be read.
  */
 export async function fetchSnapshot(get: (path: string) => Promise<LegacyResponse>, id: number): Promise<SourceSnapshot | null> {
   const bodies: string[] = [];
   for (const path of [`/products/${id}`, `/products/${id}/styles`, `/products/${id}/related`]) {
     const answer = await get(path);
-    if (answer.status === 404) return null;
+    // Gone only when the legacy service says so in its own words; a stray 404 (a gateway's page) is an error, retried.
+    if (saysProductGone(id, answer.status, answer.body)) return null;
     if (answer.status !== 200) throw new HttpAnswerError(`GET ${path}`, answer.status);
     bodies.push(answer.body);
   }
