@@ -16,7 +16,7 @@ import type { Feature, Product } from './types.ts';
 import { NotFoundError, type ProductWrite } from './validation.ts';
 import { CREATE_PRODUCT, DELETE_PRODUCT, lockProduct, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
 import {
-  DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
+  DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, MOVED_FROM_OTHERS, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
   LOCAL_SOURCE_VIEW, REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
 } from './source-statements.ts';
 import { LegacyAcceptedNotApplied, LegacyRejected, legacyBody, saysProductGone, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
@@ -195,7 +195,7 @@ export class CatalogService {
    * time: no new version, no invalidation.
    */
   async applySourceProduct(id: number, snapshot: SourceSnapshot | null): Promise<SourceApplyResult> {
-    const result = await this.transactions.run(`product ${id}`, async (tx): Promise<SourceApplyResult & { referencing?: number[] }> => {
+    const result = await this.transactions.run(`product ${id}`, async (tx): Promise<SourceApplyResult & { referencing?: number[]; moved?: number[] }> => {
       const existed = tx.opened.length > 0;
       if (snapshot === null) {
         await tx.query(FORGET_HASH, [id]);
@@ -224,6 +224,9 @@ export class CatalogService {
         snapshot.defaultPrice, snapshot.createdAt, snapshot.updatedAt, JSON.stringify(snapshot.features), existed]);
       const styles = snapshot.styles.map(({ photos: _p, skus: _s, ...style }) => style);
       const skus = snapshot.styles.flatMap((style) => style.skus.map((sku) => ({ ...sku, styleId: style.id })));
+      // A style or sku the legacy service moved here from another product changes that product too.
+      const moved = (await tx.query<{ id: number }>(MOVED_FROM_OTHERS, [id, JSON.stringify(styles), JSON.stringify(skus)])).map((row) => row.id);
+      if (moved.length > 0) await notifyProductsChanged(tx, moved, 'updated');
       await tx.query(DELETE_SOURCE_STYLES, [id, JSON.stringify(styles)]);
       if (skus.length > 0) await tx.query(DELETE_SOURCE_SKUS, [JSON.stringify(skus)]);
       if (styles.length > 0) {
@@ -235,11 +238,12 @@ export class CatalogService {
       const missingRelated = (await tx.query<{ id: number }>(REPLACE_SOURCE_RELATED, [id, snapshot.related])).map((row) => row.id);
       await tx.query(STORE_HASH, [id, missingRelated.length > 0 ? `${snapshot.hash}${PARTIAL}` : snapshot.hash]);
       const [row] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]);
-      return { outcome: existed ? 'updated' : 'created', written: written(row!), missingRelated };
+      return { outcome: existed ? 'updated' : 'created', written: written(row!), missingRelated, moved };
     }, { opening: lockProduct(id) });
     if (result.outcome === 'deleted') await this.changed([id, ...(result.referencing ?? [])], 'deleted');
     else if (result.outcome === 'created' || result.outcome === 'updated') await this.changed([id], result.outcome);
-    const { referencing: _referencing, ...answer } = result;
+    if (result.moved?.length) await this.changed(result.moved, 'updated');
+    const { referencing: _referencing, moved: _moved, ...answer } = result;
     return answer;
   }
 

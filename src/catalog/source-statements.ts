@@ -63,6 +63,23 @@ export const UPSERT_SOURCE_PRODUCT = statement('upsert_product', `
  * originalPrice, salePrice, isDefault}), keeping their legacy ids; a style or
  * sku id the legacy service now shows elsewhere moves here.
  */
+/**
+ * Other products that hold a style ($2, JSON array of {id}) or a sku ($3,
+ * JSON array of {id}) of product $1's snapshot: the legacy service moved them.
+ * Those products change too: a new version, and their stored hash forgotten
+ * (the sync writes them whole at their next check). Returns their ids.
+ */
+export const MOVED_FROM_OTHERS = statement('moved_from_others', `
+  WITH others AS (
+    SELECT DISTINCT s.product_id AS id FROM styles s
+    WHERE s.product_id <> $1 AND (s.id IN (SELECT (j->>'id')::int FROM jsonb_array_elements($2::jsonb) j)
+      OR s.id IN (SELECT k.style_id FROM skus k WHERE k.id IN (SELECT (j->>'id')::int FROM jsonb_array_elements($3::jsonb) j)))
+  ), bumped AS (
+    UPDATE products SET version = nextval('product_versions') WHERE id IN (SELECT id FROM others) RETURNING id
+  ), forgotten AS (
+    DELETE FROM legacy_sync_products WHERE product_id IN (SELECT id FROM others)
+  )
+  SELECT id FROM bumped`);
 export const DELETE_SOURCE_STYLES = statement('delete_styles', `
   DELETE FROM styles WHERE product_id = $1 OR id IN (SELECT (s->>'id')::int FROM jsonb_array_elements($2::jsonb) s)`);
 export const DELETE_SOURCE_SKUS = statement('delete_skus', `

@@ -3,7 +3,8 @@
 // back as it sent them; while it is down, reads still serve the copy (with
 // its age) and writes are 503s with Retry-After.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, expectSameBytes, type SidecarSetup, startSidecarSetup, synced } from './support.ts';
+import { createTestClient } from '../support/catalogue-app.ts';
+import { eventually, expectSameBytes, sidecarEnv, type SidecarSetup, startSidecarSetup, synced } from './support.ts';
 
 const json = { 'content-type': 'application/json' };
 
@@ -147,5 +148,51 @@ describe('sidecar writes', () => {
     }
     // Back up: the sync succeeds again and the age falls.
     await eventually(async () => Number((await setup.client.app.inject({ method: 'GET', url: '/products/1' })).headers['x-source-age']) <= 1, 20_000, 'X-Source-Age to fall');
+  });
+});
+
+describe('a style the legacy service moves to another product', () => {
+  let setup: SidecarSetup;
+
+  beforeAll(async () => {
+    const syncing = await startSidecarSetup({ sim: { products: 12 } });
+    await synced(syncing);
+    // From here on no sync round runs: only the read-back after a write applies anything.
+    await syncing.client.close();
+    const client = await createTestClient(syncing.database.url, { env: sidecarEnv(syncing.sim, { CACHE: 'on', LEGACY_SYNC: 'off' }) });
+    setup = {
+      ...syncing, client,
+      async close() {
+        await client.close();
+        await syncing.sim.close();
+        await syncing.database.drop();
+      },
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    await setup?.close();
+  });
+
+  it('changes the product it left too: a new version, and no cached answer shows the style twice (found from outside)', async () => {
+    const from = [...Array(12).keys()].map((i) => i + 1).find((id) => (setup.sim.catalogue.get(id)?.styles.length ?? 0) >= 2)!;
+    const to = from === 1 ? 2 : 1;
+    const source = setup.sim.catalogue.get(from)!;
+    const moving = source.styles[0]!;
+    const before = await setup.client.app.inject({ method: 'GET', url: `/products/${from}/styles` });
+    expect(before.body).toContain(`"style_id":${moving.id},`);
+    const etag = (await setup.client.app.inject({ method: 'GET', url: `/products/${from}` })).headers.etag;
+    // Behind the sidecar's back: the style moves, with its photos and skus.
+    setup.sim.catalogue.update(from, { styles: source.styles.slice(1) });
+    setup.sim.catalogue.update(to, { styles: [...setup.sim.catalogue.get(to)!.styles, moving] });
+    // A write to the product it moved to reads that product back, and applies it.
+    const put = await setup.client.app.inject({ method: 'PUT', url: `/products/${to}`, headers: json, payload: { slogan: 'took a style' } });
+    expect(put.statusCode).toBe(200);
+    const after = await setup.client.app.inject({ method: 'GET', url: `/products/${from}/styles` });
+    expect(after.headers['x-cache']).toBe('miss');
+    expect(after.body).not.toContain(`"style_id":${moving.id},`);
+    expect((await setup.client.app.inject({ method: 'GET', url: `/products/${from}` })).headers.etag).not.toBe(etag);
+    await expectSameBytes(setup, `/products/${from}/styles`);
+    await expectSameBytes(setup, `/products/${to}/styles`);
   });
 });
