@@ -8,22 +8,32 @@ export interface BenchDatabase {
   name: string;
 }
 
-/** Creates `<database>_bench` beside the database of `url` if it does not exist. */
-export async function ensureBenchDatabase(url: string): Promise<BenchDatabase> {
-  const name = `${new URL(url).pathname.slice(1) || 'postgres'}_bench`;
+/**
+ * The database `<database><suffix>` beside the database of `url` (on the same
+ * server), after `prepare` ran on the server's `postgres` database.
+ */
+async function siblingDatabase(url: string, suffix: string, prepare: (client: pg.Client, name: string) => Promise<void>): Promise<BenchDatabase> {
+  const name = `${new URL(url).pathname.slice(1) || 'postgres'}${suffix}`;
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const bench = new URL(url);
-  bench.pathname = `/${name}`;
+  const sibling = new URL(url);
+  sibling.pathname = `/${name}`;
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
+    await prepare(client, name);
   } finally {
     await client.end();
   }
-  return { url: bench.toString(), name };
+  return { url: sibling.toString(), name };
+}
+
+/** Creates `<database>_bench` beside the database of `url` if it does not exist. */
+export function ensureBenchDatabase(url: string): Promise<BenchDatabase> {
+  return siblingDatabase(url, '_bench', async (client, name) => {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
+  });
 }
 
 /**
@@ -31,19 +41,9 @@ export async function ensureBenchDatabase(url: string): Promise<BenchDatabase> {
  * exists (connections to it closed): a fresh, empty database for each run of
  * a benchmark that must start from nothing (bench/sidecar.ts).
  */
-export async function recreateDatabase(url: string, suffix: string): Promise<BenchDatabase> {
-  const name = `${new URL(url).pathname.slice(1) || 'postgres'}${suffix}`;
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const fresh = new URL(url);
-  fresh.pathname = `/${name}`;
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
+export function recreateDatabase(url: string, suffix: string): Promise<BenchDatabase> {
+  return siblingDatabase(url, suffix, async (client, name) => {
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
     await client.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await client.end();
-  }
-  return { url: fresh.toString(), name };
+  });
 }

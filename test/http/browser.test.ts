@@ -41,8 +41,7 @@ async function startApi(env: Record<string, string>): Promise<{ client: TestClie
     },
   };
   const client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on', LOG_LEVEL: 'info', ...env }, logDestination });
-  await client.app.listen({ host: '127.0.0.1', port: 0 });
-  return { client, origin: `http://127.0.0.1:${(client.app.server.address() as AddressInfo).port}`, served };
+  return { client, origin: await client.app.listen({ host: '127.0.0.1', port: 0 }), served };
 }
 
 /** A fresh browser profile (its own HTTP cache) on the page's origin; requests to the API recorded with the headers Chromium sent. */
