@@ -4,16 +4,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WORKER_DATABASE_URL } from '../../src/config.ts';
+import { configVariables } from '../support/config-variables.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const code = fs.readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
 const doc = fs.readFileSync(path.join(ROOT, 'docs/configuration.md'), 'utf8');
 
 /** Internal: set by the primary for its workers, not by operators. */
 const INTERNAL = new Set([WORKER_DATABASE_URL]);
 
 describe('docs/configuration.md', () => {
-  const read = new Set([...code.matchAll(/read\.\w+\(\s*'([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]!));
+  const read = configVariables();
   const documented = new Set([...doc.matchAll(/^\| `([A-Z][A-Z0-9_]+)`(?: \/ `([A-Z][A-Z0-9_]+)`)? \|/gm)].flatMap((match) => [match[1]!, ...(match[2] ? [match[2]] : [])]));
 
   it('documents every variable the configuration reads', () => {
