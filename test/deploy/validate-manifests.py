@@ -11,12 +11,18 @@ no others, as `kubectl apply` (field validation Strict) would refuse them.
 A kind with no schema is a problem too.
 """
 import argparse
+import functools
 import json
 import sys
 
 import jsonschema
 import kubernetes_validate
 import yaml
+import kubernetes_validate.utils
+
+# Each validation reads its schema files again (_definitions.json is megabytes): once is enough.
+kubernetes_validate.utils.schema_contents = functools.lru_cache(maxsize=None)(kubernetes_validate.utils.schema_contents)
+LOADER = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 
 def strict(schema):
@@ -37,7 +43,7 @@ def crd_schemas(paths):
     schemas = {}
     for path in paths:
         with open(path) as file:
-            for crd in yaml.safe_load_all(file):
+            for crd in yaml.load_all(file, Loader=LOADER):
                 if not crd or crd.get('kind') != 'CustomResourceDefinition':
                     continue
                 group, kind = crd['spec']['group'], crd['spec']['names']['kind']
@@ -60,7 +66,7 @@ def main():
     args = parser.parse_args()
     versions = [kubernetes_validate.latest_version() if v == 'latest' else v for v in args.kubernetes_version]
     custom = crd_schemas(args.crd)
-    documents = [doc for doc in yaml.safe_load_all(sys.stdin) if doc]
+    documents = [doc for doc in yaml.load_all(sys.stdin, Loader=LOADER) if doc]
     problems = []
     for doc in documents:
         name = f"{doc.get('kind')}/{doc.get('metadata', {}).get('name')}"
