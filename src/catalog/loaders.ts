@@ -41,8 +41,6 @@ export interface CatalogLoaders {
    * a level asks for (nested-pages.ts).
    */
   stylePages: DataLoader<PageKey, Style[], string>;
-  /** The same with each style's photos and skus embedded. */
-  styleDocumentPages: DataLoader<PageKey, Style[], string>;
   relatedPages: DataLoader<PageKey, Product[], string>;
   /** Puts rows a list query already fetched into the product loader. */
   primeProducts(products: Product[]): void;
@@ -109,8 +107,6 @@ export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObser
       return ids.map((id) => byId.get(id) ?? null);
     }, options),
     stylePages: pages('stylePages', async (keys) => groupByPageKey(await queries.nestedPages('stylePages', keys), keys.length)),
-    styleDocumentPages: pages('styleDocumentPages', async (keys) =>
-      groupByPageKey(await queries.nestedPages('styleDocumentPages', keys), keys.length).map((page) => page.map((row) => row.style))),
     relatedPages: pages('relatedPages', async (keys) => {
       const found = groupByPageKey(await queries.nestedPages('relatedPages', keys), keys.length);
       // Related products are products like any other: later fields of theirs read none again.

@@ -43,7 +43,7 @@ const byProductId = (row: { productId: number }) => row.productId;
 const byStyleId = (row: { styleId: number }) => row.styleId;
 
 /** Reads by a batch of keys: what loaders call, merged across concurrent requests (coalesced-reads.ts). */
-const KEYED = {
+export const KEYED = {
   productsByIds: keyed<Product>(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ANY($1::int[])`, byId),
   featuresByProductIds: keyed<Feature>(`SELECT id, product_id AS "productId", feature, value FROM features WHERE product_id = ANY($1::int[]) ORDER BY id`, byProductId),
   stylesByProductIds: keyed<Style>(`SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.product_id = ANY($1::int[]) ORDER BY s.id`, byProductId),
@@ -88,7 +88,7 @@ const STATEMENTS = {
  * carries the 1-based position of its key as "pageKey".
  */
 const NESTED_PAGE_KEYS = 'unnest($1::int[], $2::int[], $3::int[]) WITH ORDINALITY AS k(product_id, first, after, n)';
-const NESTED_PAGES = {
+export const NESTED_PAGES = {
   stylePages: `
     SELECT k.n::int AS "pageKey", page.*
     FROM ${NESTED_PAGE_KEYS}
@@ -98,18 +98,6 @@ const NESTED_PAGES = {
       ORDER BY s.id LIMIT k.first
     ) page
     ORDER BY k.n, page.id`,
-  // The same pages from the products' style documents (styles with their
-  // photos and skus, in style id order): what `styles(first:) { photos }` reads.
-  styleDocumentPages: `
-    SELECT k.n::int AS "pageKey", page.style
-    FROM ${NESTED_PAGE_KEYS}
-    CROSS JOIN LATERAL (
-      SELECT e.style, e.position FROM product_style_documents d
-      CROSS JOIN LATERAL json_array_elements(d.styles) WITH ORDINALITY AS e(style, position)
-      WHERE d.product_id = k.product_id AND (k.after IS NULL OR (e.style->>'id')::int > k.after)
-      ORDER BY e.position LIMIT k.first
-    ) page
-    ORDER BY k.n, page.position`,
   // Related products, each where its first related row is, existing ones only
   // (what the unpaged `related` shows); `after` is a related product's id.
   relatedPages: `
@@ -131,7 +119,6 @@ const NESTED_PAGES = {
 /** What each nested page statement's rows are, besides their key. */
 interface NestedPageRows {
   stylePages: Style;
-  styleDocumentPages: { style: Style };
   relatedPages: Product;
 }
 

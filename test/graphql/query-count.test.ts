@@ -36,7 +36,7 @@ const DEEP_STATEMENTS = 8;
  * styles(first: 2) { photos { url } } related(first: 3) { name styles(first: 1) { name } } }`
  * costs 4, one per level, every page of a level in one statement (src/catalog/nested-pages.ts):
  *   1 products page
- *   2 the first two styles of each product, photos embedded (from the style documents)
+ *   2 the style documents of the products (photos embedded), each paged to its first two styles
  *   3 the first three related products of each product (the products themselves, not their ids)
  *   4 the first style of each of those
  */
