@@ -79,6 +79,8 @@ export const LIST_SIZES: Readonly<Record<string, ListSize>> = {
   'Query.products': { argument: 'count' },
   'Query.productsByIds': { argument: 'ids' },
   'Query.productConnection': { argument: 'first', sizedField: 'edges' },
+  // FEDERATION=on: one entity per reference a router sends.
+  'Query._entities': { argument: 'representations' },
   ...Object.fromEntries(Object.entries(MEASURED_CARDINALITIES).map(([field, measured]) => [field, { assumed: measured.average }])),
   // Paged when `first` is given: then as long as the smaller of the two (a
   // product has 1.96 styles on average, so `styles(first: 2)` reads about that,
