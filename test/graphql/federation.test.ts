@@ -195,3 +195,24 @@ describe('without FEDERATION=on', () => {
     expect(() => loadConfig({ FEDERATION: 'maybe' })).toThrow(/FEDERATION/);
   });
 });
+
+describe('_entities answers in the response cache', () => {
+  const client = useTestClient(catalogue, { env: { FEDERATION: 'on', CACHE: 'on' } });
+
+  it('are cached, and dropped by a write to a product they show', async () => {
+    const [row] = await catalogue.direct.rows<{ id: number }>('SELECT id FROM products ORDER BY id DESC LIMIT 1');
+    const id = String(row!.id);
+    const query = 'query E($r: [_Any!]!) { _entities(representations: $r) { ... on Product { id name } } }';
+    const variables = { r: [{ __typename: 'Product', id }] };
+    const first = await client.post(query, variables);
+    expect(first.headers['x-cache']).toBe('miss');
+    const again = await client.post(query, variables);
+    expect(again.headers['x-cache']).toBe('hit');
+    expect(again.statements).toBe(0);
+    const renamed = await client.post('mutation U($id: ID!) { updateProduct(id: $id, input: { name: "Renamed through a write" }) { id } }', { id });
+    expect(renamed.body.errors).toBeUndefined();
+    const after = await client.post<{ _entities: { name: string }[] }>(query, variables);
+    expect(after.headers['x-cache']).toBe('miss');
+    expect(after.body.data?._entities[0]?.name).toBe('Renamed through a write');
+  });
+});
