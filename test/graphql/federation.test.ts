@@ -171,6 +171,19 @@ describe.each(EXECUTORS)('the catalogue subgraph behind @apollo/gateway, with $e
     expect(response.statements).toBe(styles.every((s) => loadedAlready.has(String(s.product_id))) ? 2 : 3);
   });
 
+  it('answers a representation that names no entity, or whose id is not an id, with BAD_USER_INPUT naming it (never an internal error)', async () => {
+    const query = 'query E($r: [_Any!]!) { _entities(representations: $r) { ... on Product { id } } }';
+    for (const bad of [{ __typename: 'Feature', id: '1' }, { id: '1' }, 'x', { __typename: 'Query' }]) {
+      const response = await client.post(query, { r: [{ __typename: 'Product', id: '1' }, bad] });
+      expect(response.body.errors?.[0]?.extensions, JSON.stringify(bad)).toMatchObject({ code: 'BAD_USER_INPUT', field: 'representations' });
+      expect(response.body.errors?.[0]?.message).toMatch(/^representations\[1\] must be an object whose __typename is one of Product, Style/);
+    }
+    for (const id of ['abc', '0', 7.5, null, undefined]) {
+      const badId = await client.post(query, { r: [{ __typename: 'Product', id: '1' }, { __typename: 'Style', id }] });
+      expect(badId.body.errors?.[0], JSON.stringify(id)).toMatchObject({ path: ['_entities'], extensions: { code: 'BAD_USER_INPUT', field: 'representations[1].id' } });
+    }
+  });
+
   it('limits and cost apply to _entities: sized by its references, capped like any list argument', async () => {
     const many = Array.from({ length: 101 }, (_, i) => ({ __typename: 'Product', id: String(i + 1) }));
     const response = await client.post('query E($r: [_Any!]!) { _entities(representations: $r) { ... on Product { id } } }', { r: many });

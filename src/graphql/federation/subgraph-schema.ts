@@ -13,6 +13,7 @@ import { type GraphQLSchema, parse } from 'graphql';
 import { resolvers } from '../resolvers/index.ts';
 import { readTypeDefs, SCHEMA_DIR } from '../schema.ts';
 import { referenceResolvers } from './references.ts';
+import { checkRepresentations } from './representations.ts';
 
 export const FEDERATION_SCHEMA_DIR = path.join(SCHEMA_DIR, 'federation');
 
@@ -25,5 +26,7 @@ export function catalogueSchema(options: { federation: boolean }): GraphQLSchema
     Style: { ...resolvers.Style, ...referenceResolvers.Style },
   };
   // codegen's Resolvers type is stricter than @apollo/subgraph's map (which it satisfies at run time).
-  return buildSubgraphSchema({ typeDefs, resolvers: federated as unknown as GraphQLResolverMap<unknown> });
+  const schema = buildSubgraphSchema({ typeDefs, resolvers: federated as unknown as GraphQLResolverMap<unknown> });
+  checkRepresentations(schema);
+  return schema;
 }
