@@ -8,7 +8,8 @@
 // statements however many products (counted by the catalogue's own
 // x-sql-statements headers and by its process total); `_entities` resolves
 // any number of references in one statement; and without the setting the
-// schema has no federation fields.
+// schema has no federation fields. Also: bad representations are 4xx-style
+// errors, answers are tagged and cached like any query.
 import { ApolloGateway, IntrospectAndCompose, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
@@ -17,6 +18,7 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { productTag } from '../../src/cache/response-cache.ts';
 import { EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 /** A review subgraph: every product gets id % 4 reviews; `latestReviews` points at products by id. */
@@ -182,6 +184,14 @@ describe.each(EXECUTORS)('the catalogue subgraph behind @apollo/gateway, with $e
       const badId = await client.post(query, { r: [{ __typename: 'Product', id: '1' }, { __typename: 'Style', id }] });
       expect(badId.body.errors?.[0], JSON.stringify(id)).toMatchObject({ path: ['_entities'], extensions: { code: 'BAD_USER_INPUT', field: 'representations[1].id' } });
     }
+  });
+
+  it('tags an _entities answer with the products it shows, a style\'s product included', async () => {
+    const [style] = await catalogue.direct.rows<{ id: number; product_id: number }>('SELECT id, product_id FROM styles ORDER BY id LIMIT 1');
+    const response = await client.get('query E($r: [_Any!]!) { _entities(representations: $r) { ... on Product { id } ... on Style { id } } }',
+      { r: [{ __typename: 'Style', id: String(style!.id) }, { __typename: 'Product', id: productIds.at(-1) }] });
+    expect(response.body.errors).toBeUndefined();
+    expect(new Set(String(response.headers['surrogate-key']).split(' '))).toEqual(new Set([productTag(style!.product_id), productTag(Number(productIds.at(-1)))]));
   });
 
   it('limits and cost apply to _entities: sized by its references, capped like any list argument', async () => {
