@@ -8,8 +8,8 @@
 // statements however many products (counted by the catalogue's own
 // x-sql-statements headers and by its process total); `_entities` resolves
 // any number of references in one statement; and without the setting the
-// schema has no federation fields. Also: bad representations are 4xx-style
-// errors, answers are tagged and cached like any query.
+// schema has no federation fields. Also: a bad representation is a
+// BAD_USER_INPUT naming it, and answers are tagged and cached like any query.
 import { ApolloGateway, IntrospectAndCompose, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
