@@ -158,6 +158,12 @@ export interface Config {
   legacyEmptyPlaceholders: boolean;
   /** Execute GraphQL with graphql-jit (compiled queries) instead of graphql-js. */
   graphqlJit: boolean;
+  /**
+   * Serve the schema as an Apollo Federation 2 subgraph (`_entities`,
+   * `_service`, @key on Product and Style) for a router to compose. Off by
+   * default: `_service { sdl }` gives the whole schema to anyone, introspection off or not.
+   */
+  federation: boolean;
   graphqlLimits: GraphQLLimits;
   /** Answer introspection (__schema, __type): the IDE's docs and completion need it. Default: development only. */
   graphqlIntrospection: boolean;
@@ -450,6 +456,7 @@ export function loadConfig(env: Env = process.env): Config {
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',
     graphqlJit: read.oneOf('GRAPHQL_JIT', 'on', ['on', 'off'] as const) === 'on',
+    federation: read.oneOf('FEDERATION', 'off', ['on', 'off'] as const) === 'on',
     readinessTimeoutMs: read.integer('READINESS_TIMEOUT_MS', 1000, 10, 60_000),
     admin: {
       token: read.secret('ADMIN_TOKEN', 16),
@@ -503,6 +510,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (read.has('ADMIN_HOST') && !read.has('ADMIN_PORT')) read.problem('ADMIN_HOST is set but ADMIN_PORT is not (the admin listener needs a port)');
   if (config.admin.port !== undefined && config.admin.port !== 0 && config.admin.port === config.port) {
     read.problem(`ADMIN_PORT must differ from PORT (both are ${config.port})`);
+  }
+  if (config.federation && config.trustedDocuments) {
+    read.problem('FEDERATION=on and TRUSTED_DOCUMENTS=on cannot be combined: a router writes the subgraph\'s operations, so no manifest can list them; enforce trusted documents (persisted queries) at the router instead (docs/federation.md)');
   }
   config.sidecar = readSidecar(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);

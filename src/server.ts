@@ -261,6 +261,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     introspection: config.graphqlIntrospection,
     fieldSuggestions: config.graphqlFieldSuggestions,
     httpCaching,
+    federation: config.federation,
   });
   await apollo.start();
   // Fastify runs onClose hooks once in-flight requests have finished.

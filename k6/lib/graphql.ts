@@ -2,7 +2,7 @@
 // their data. The scripts send the text of that file (read once per VU at init),
 // so what is load-tested is what codegen types.
 import type {
-  ProductCardFragment, ProductDetailPageQuery, ProductListingPageQuery, ProductWithStylesQuery, StyleWithStockFragment,
+  ListingWithNestedPagesQuery, ProductCardFragment, ProductDetailPageQuery, ProductListingPageQuery, ProductWithStylesQuery, StyleWithStockFragment,
 } from '../../src/generated/graphql/operations/graphql.ts';
 import type { BodyChecks, Call } from './calls.ts';
 import { config } from './config.ts';
@@ -65,5 +65,19 @@ export function productDetailPage(id: number): Call {
     'the product asked for (or null), features, styles': (d) => productOrNull(id, (d as ProductDetailPageQuery).product, (p) =>
       isMoney(p.defaultPrice) && p.features.every((f) => typeof f.feature === 'string') && p.styles.every(isStyle)),
     'related products as cards': (d) => ((d as ProductDetailPageQuery).product?.related ?? []).every(isCard),
+  });
+}
+
+/** Styles and related products a listing page of ListingWithNestedPages shows per product. */
+export const NESTED_PAGE_SIZES = { styles: 2, related: 3 };
+
+export function listingWithNestedPages(page: number, count: number, lastPage: number): Call {
+  const products = (d: unknown) => (d as ListingWithNestedPagesQuery).products;
+  return operation('ListingWithNestedPages', { page, count, ...NESTED_PAGE_SIZES }, {
+    'a full page, except maybe the last': (d) => isFullPage(products(d).length, count, page, lastPage),
+    'ids ascend': (d) => ascending(products(d).map((p) => p.id)),
+    'pages of styles and related products, no longer than asked, styles in id order': (d) => products(d).every((p) =>
+      p.styles.length <= NESTED_PAGE_SIZES.styles && ascending(p.styles.map((s) => s.id)) && p.styles.every((s) => isMoney(s.originalPrice))
+      && p.related.length <= NESTED_PAGE_SIZES.related && p.related.every((r) => isMoney(r.defaultPrice))),
   });
 }

@@ -4,6 +4,7 @@
 // the product loader so the same product is never fetched twice.
 import DataLoader from 'dataloader';
 import type { CatalogQueries, Feature, Photo, Product, ProductWithFeatures, Related, Sku, Style } from './queries.ts';
+import { groupByPageKey, type PageKey, pageCacheKey } from './nested-pages.ts';
 
 /**
  * Keys per batch. Keys travel as one array parameter, so the 65,535
@@ -32,6 +33,15 @@ export interface CatalogLoaders {
   photos: DataLoader<number, Photo[]>;
   skus: DataLoader<number, Sku[]>;
   related: DataLoader<number, Related[]>;
+  /** Styles by their own id (federation references). */
+  style: DataLoader<number, Style | null>;
+  /**
+   * Pages of products' lists (`styles(first:, after:)`, `related(first:,
+   * after:)`), keyed by (product, first, after): one statement for every page
+   * a level asks for (nested-pages.ts).
+   */
+  stylePages: DataLoader<PageKey, Style[], string>;
+  relatedPages: DataLoader<PageKey, Product[], string>;
   /** Puts rows a list query already fetched into the product loader. */
   primeProducts(products: Product[]): void;
   /** Ids of every product whose data these loaders fetched: what a cached response must be tagged with. */
@@ -63,6 +73,12 @@ export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObser
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   }), options);
+  /** A loader of pages of each product's list, by (product, first, after). */
+  const pages = <V>(name: LoaderName, run: (keys: readonly PageKey[]) => Promise<V[][]>) => new DataLoader<PageKey, V[], string>((keys) => {
+    observeBatch?.(name, keys.length);
+    for (const key of keys) touchedProducts.add(key.productId);
+    return run(keys);
+  }, { ...options, cacheKeyFn: pageCacheKey });
   const productWithFeatures = new DataLoader<number, ProductWithFeatures | null>(batch('productWithFeatures', true, async (ids) => {
     const rows = await queries.productsWithFeaturesByIds(ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -82,6 +98,26 @@ export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObser
     photos: new DataLoader(batch('photos', false, async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids)), options),
     skus: new DataLoader(batch('skus', false, async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids)), options),
     related: new DataLoader(batch('related', true, async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids)), options),
+    style: new DataLoader<number, Style | null>(async (ids) => {
+      observeBatch?.('style', ids.length);
+      const rows = await queries.stylesByIds(ids);
+      // A cached answer showing a style must go when its product changes.
+      for (const row of rows) touchedProducts.add(row.productId);
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }, options),
+    stylePages: pages('stylePages', async (keys) => groupByPageKey(await queries.nestedPages('stylePages', keys), keys.length)),
+    relatedPages: pages('relatedPages', async (keys) => {
+      const found = groupByPageKey(await queries.nestedPages('relatedPages', keys), keys.length);
+      // Related products are products like any other: later fields of theirs read none again.
+      for (const page of found) {
+        for (const row of page) {
+          touchedProducts.add(row.id);
+          product.prime(row.id, row);
+        }
+      }
+      return found;
+    }),
     primeProducts(products) {
       for (const row of products) {
         touchedProducts.add(row.id);

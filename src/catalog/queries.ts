@@ -18,6 +18,7 @@ import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '..
 import type { StatementCounter } from '../db/pool/pool.ts';
 import type { Reads } from '../db/reads/read-routes.ts';
 import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types.ts';
+import { type PageKey, type PageRow, pageParameters } from './nested-pages.ts';
 
 /** A product with its features as one statement read them. */
 export type ProductWithFeatures = Product & { features: Feature[] };
@@ -42,7 +43,7 @@ const byProductId = (row: { productId: number }) => row.productId;
 const byStyleId = (row: { styleId: number }) => row.styleId;
 
 /** Reads by a batch of keys: what loaders call, merged across concurrent requests (coalesced-reads.ts). */
-const KEYED = {
+export const KEYED = {
   productsByIds: keyed<Product>(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ANY($1::int[])`, byId),
   featuresByProductIds: keyed<Feature>(`SELECT id, product_id AS "productId", feature, value FROM features WHERE product_id = ANY($1::int[]) ORDER BY id`, byProductId),
   stylesByProductIds: keyed<Style>(`SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.product_id = ANY($1::int[]) ORDER BY s.id`, byProductId),
@@ -62,6 +63,8 @@ const KEYED = {
       SELECT json_agg(json_build_object('id', f.id, 'productId', f.product_id, 'feature', f.feature, 'value', f.value) ORDER BY f.id)
       FROM features f WHERE f.product_id = p.id), '[]'::json) AS features
     FROM products p WHERE p.id = ANY($1::int[])`, byId),
+  // A style by its own id (a federation reference to a Style, src/graphql/federation/).
+  stylesByIds: keyed<Style>(`SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.id = ANY($1::int[])`, byId),
   photosByStyleIds: keyed<PhotoRow>(`SELECT style_id AS "styleId", ${selectList(PHOTO_FIELDS)} FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
   skusByStyleIds: keyed<SkuRow>(`SELECT style_id AS "styleId", ${selectList(SKU_FIELDS)} FROM skus WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
   relatedByProductIds: keyed<Related>(
@@ -78,7 +81,49 @@ const STATEMENTS = {
   productsAfter: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id > $1 ORDER BY id LIMIT $2`,
 } as const;
 
+/**
+ * Pages of many products' styles or related products in one statement
+ * (nested-pages.ts says how): $1 the product ids, $2 each page's `first`
+ * (null: all), $3 each page's `after` (null: from the start); every row
+ * carries the 1-based position of its key as "pageKey".
+ */
+const NESTED_PAGE_KEYS = 'unnest($1::int[], $2::int[], $3::int[]) WITH ORDINALITY AS k(product_id, first, after, n)';
+export const NESTED_PAGES = {
+  stylePages: `
+    SELECT k.n::int AS "pageKey", page.*
+    FROM ${NESTED_PAGE_KEYS}
+    CROSS JOIN LATERAL (
+      SELECT ${STYLE_COLUMNS} FROM styles s
+      WHERE s.product_id = k.product_id AND (k.after IS NULL OR s.id > k.after)
+      ORDER BY s.id LIMIT k.first
+    ) page
+    ORDER BY k.n, page.id`,
+  // Related products, each where its first related row is, existing ones only
+  // (what the unpaged `related` shows); `after` is a related product's id.
+  relatedPages: `
+    SELECT k.n::int AS "pageKey", ${productColumns('page.')}
+    FROM ${NESTED_PAGE_KEYS}
+    CROSS JOIN LATERAL (
+      SELECT p.*, r.position FROM (
+        SELECT related_product_id, min(id) AS position FROM related
+        WHERE current_product_id = k.product_id GROUP BY related_product_id
+      ) r
+      JOIN products p ON p.id = r.related_product_id
+      WHERE k.after IS NULL OR r.position > (
+        SELECT min(id) FROM related WHERE current_product_id = k.product_id AND related_product_id = k.after)
+      ORDER BY r.position LIMIT k.first
+    ) page
+    ORDER BY k.n, page.position`,
+} as const;
+
+/** What each nested page statement's rows are, besides their key. */
+interface NestedPageRows {
+  stylePages: Style;
+  relatedPages: Product;
+}
+
 type StatementName = keyof typeof STATEMENTS;
+type NestedPageName = keyof typeof NESTED_PAGES;
 type KeyedName = keyof typeof KEYED;
 /** The row type of a keyed statement. */
 type RowOf<N extends KeyedName> = (typeof KEYED)[N] extends KeyedStatement<infer Row> ? Row : never;
@@ -100,9 +145,10 @@ export class CatalogQueries {
     return this.coalesced.read(name, KEYED[name] as KeyedStatement<RowOf<N>>, keys);
   }
 
-  private async run<T extends pg.QueryResultRow>(name: StatementName, values: unknown[]): Promise<T[]> {
+  private async run<T extends pg.QueryResultRow>(name: StatementName | NestedPageName, values: unknown[]): Promise<T[]> {
     const route = await this.reads.route();
-    return route.run(async (client) => (await client.query<T>({ name, text: STATEMENTS[name], values })).rows);
+    const text = name in STATEMENTS ? STATEMENTS[name as StatementName] : NESTED_PAGES[name as NestedPageName];
+    return route.run(async (client) => (await client.query<T>({ name, text, values })).rows);
   }
 
   productsByIds(ids: readonly number[]): Promise<Product[]> {
@@ -155,5 +201,15 @@ export class CatalogQueries {
   /** Keyset pagination: `first` products with an id above `afterId`. */
   productsAfter(afterId: number, first: number): Promise<Product[]> {
     return this.run('productsAfter', [afterId, first]);
+  }
+
+  /** Styles by their own ids. */
+  stylesByIds(ids: readonly number[]): Promise<Style[]> {
+    return this.keyed('stylesByIds', ids);
+  }
+
+  /** Pages of many products' lists, one statement: rows in key order, each with its key's 1-based position. */
+  nestedPages<N extends NestedPageName>(name: N, keys: readonly PageKey[]): Promise<PageRow<NestedPageRows[N]>[]> {
+    return this.run(name, pageParameters(keys));
   }
 }

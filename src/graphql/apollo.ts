@@ -1,13 +1,11 @@
 // Apollo Server for the catalogue schema, mounted on Fastify.
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { makeExecutableSchema } from '@graphql-tools/schema';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLContext } from './context.ts';
 import { logInternalErrors, makeFormatError } from './errors.ts';
 import { httpStatusPlugin } from './http-status.ts';
-import { resolvers } from './resolvers/index.ts';
 import { jitGateway } from './jit.ts';
 import { knownOperationTypes } from './known-operation-types.ts';
 import { responseCachePlugin } from './response-cache-plugin.ts';
@@ -15,7 +13,7 @@ import { cacheControlPlugin } from './cache-control-plugin.ts';
 import { trustedDocumentsPlugin } from './trusted-documents.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { readTypeDefs } from './schema.ts';
+import { catalogueSchema } from './federation/subgraph-schema.ts';
 import { operationRecordPlugin } from '../observability/graphql-operations.ts';
 import type { AccessControl } from '../auth/access.ts';
 import { accessPlugin } from './access-plugin.ts';
@@ -42,10 +40,12 @@ export interface ApolloOptions {
   fieldSuggestions: boolean;
   /** Browser and CDN caching of GET answers. */
   httpCaching: HttpCaching;
+  /** Serve the schema as a Federation 2 subgraph (docs/federation.md). */
+  federation: boolean;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
-  const schema = makeExecutableSchema({ typeDefs: readTypeDefs(), resolvers });
+  const schema = catalogueSchema({ federation: options.federation });
   return new ApolloServer<GraphQLContext>({
     ...(options.jit ? { gateway: jitGateway(schema) } : { schema }),
     // The API has no cookie-based auth, and GET can never run a mutation, so
@@ -73,6 +73,10 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       // Apollo's own cache-control plugin works per resolved field, which the
       // graphql-jit executor bypasses; ours reads the same SDL hints per document.
       ApolloServerPluginCacheControlDisabled(),
+      // Apollo adds federated tracing (ftv1) to a subgraph schema (FEDERATION=on):
+      // per-field timings for whoever asks, from resolver hooks graphql-jit
+      // bypasses. The catalogue has its own metrics (docs/operations.md).
+      ApolloServerPluginInlineTraceDisabled(),
       cacheControlPlugin(schema, options.httpCaching),
       ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
       // After trusted documents: an operation that may not run at all is told so first.

@@ -16,7 +16,8 @@
 // A list's size comes from the argument that bounds it when there is one
 // (`count`, `first`, the length of `ids`; literal or variable, else the
 // schema's default), otherwise the measured average in LIST_SIZES
-// (MEASURED_CARDINALITIES: the full-scale catalogue's, in docs/graphql.md "GraphQL limits").
+// (MEASURED_CARDINALITIES: the full-scale catalogue's, in docs/graphql.md "GraphQL limits");
+// a product's paged lists (`styles(first:)`, `related(first:)`) the smaller of the two.
 import {
   type DocumentNode, type FieldNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, Kind,
   type SelectionSetNode, TypeMetaFieldDef, type ValueNode, getArgumentValues, getNamedType, getNullableType, getOperationAST,
@@ -34,7 +35,7 @@ export interface ListSize {
   argument?: string;
   /** The argument sizes this child list rather than the field itself (connections: `edges`). */
   sizedField?: string;
-  /** The size when no argument gives one. */
+  /** The size when no argument gives one; with an argument too, the size is the smaller of the two. */
   assumed?: number;
 }
 
@@ -78,7 +79,14 @@ export const LIST_SIZES: Readonly<Record<string, ListSize>> = {
   'Query.products': { argument: 'count' },
   'Query.productsByIds': { argument: 'ids' },
   'Query.productConnection': { argument: 'first', sizedField: 'edges' },
+  // FEDERATION=on: one entity per reference a router sends.
+  'Query._entities': { argument: 'representations' },
   ...Object.fromEntries(Object.entries(MEASURED_CARDINALITIES).map(([field, measured]) => [field, { assumed: measured.average }])),
+  // Paged when `first` is given: then as long as the smaller of the two (a
+  // product has 1.96 styles on average, so `styles(first: 2)` reads about that,
+  // and `related(first: 100)` no more than `related`).
+  'Product.styles': { argument: 'first', assumed: MEASURED_CARDINALITIES['Product.styles'].average },
+  'Product.related': { argument: 'first', assumed: MEASURED_CARDINALITIES['Product.related'].average },
 };
 
 /** Any list not in LIST_SIZES (introspection's lists, fields added later). */
@@ -149,7 +157,8 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
     const given = rule?.argument ? sizeOf(field, node, rule.argument) : undefined;
     let size = 1;
     if (handed?.field === name) size = handed.size;
-    else if (isListType(getNullableType(field.type)) && !rule?.sizedField) size = given ?? rule?.assumed ?? UNKNOWN_LIST_SIZE;
+    else if (isListType(getNullableType(field.type)) && !rule?.sizedField) size = Math.min(given ?? Infinity, rule?.assumed ?? Infinity);
+    if (size === Infinity) size = UNKNOWN_LIST_SIZE;
     if (!node.selectionSet) return size * SCALAR_COST;
     const toChild = rule?.sizedField ? { field: rule.sizedField, size: given ?? UNKNOWN_LIST_SIZE } : undefined;
     return size * OBJECT_COST + Math.max(size, DEPTH_COST_FACTOR) * selectionsCost(getNamedType(field.type), node.selectionSet, toChild);

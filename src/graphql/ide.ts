@@ -30,6 +30,26 @@ query ProductWithStyles {
     }
   }
 }
+
+# A listing with a page of each product's styles and related products, all
+# products' pages in one statement per level. Next page: after the last id.
+query ListingWithNestedPages {
+  products(count: 10) {
+    id
+    name
+    styles(first: 2) {
+      id
+      name
+      photos {
+        thumbnailUrl
+      }
+    }
+    related(first: 3) {
+      id
+      name
+    }
+  }
+}
 `;
 
 // Starts GraphiQL. A file of its own (not an inline script) so the page's CSP

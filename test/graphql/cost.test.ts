@@ -73,6 +73,19 @@ describe('operationCost', () => {
     expect(cost('{ product(id: "1") { relatedIds } }')).toBe(Math.ceil(2 + 1.5 * (2 + 1.5 * 4.49)));
   });
 
+  it('sizes a product\'s paged styles and related by first, up to their measured averages', () => {
+    // related(first: 2): 2 × 2 + 2 × 1 = 6; product 2 + 1.5 × 6 = 11; operation 2 + 1.5 × 11 = 18.5
+    expect(cost('{ product(id: "1") { related(first: 2) { id } } }')).toBe(19);
+    expect(cost('query R($first: Int) { product(id: "1") { related(first: $first) { id } } }', { first: 2 })).toBe(19);
+    // more than the average: the average (a product has no more to give on average)
+    expect(cost('{ product(id: "1") { related(first: 100) { id } } }')).toBe(cost('{ product(id: "1") { related { id } } }'));
+    // after alone does not bound the size
+    expect(cost('{ product(id: "1") { related(after: "7") { id } } }')).toBe(cost('{ product(id: "1") { related { id } } }'));
+    // styles(first: 1) under 20 products: 20 × (2 + 1.5 × (1 × 2 + 1.5 × (photos 2.89 × 3)))
+    expect(cost('{ products(count: 20) { styles(first: 1) { photos { url } } } }'))
+      .toBe(Math.ceil(2 + 1.5 * (20 * 2 + 20 * (1 * 2 + 1.5 * (2.89 * 2 + 2.89 * 1)))));
+  });
+
   it('counts fragments like the selections they stand for, at every spread', () => {
     const inline = cost('{ a: product(id: "1") { styles { name } } b: product(id: "2") { styles { name } } }');
     const spread = cost('{ a: product(id: "1") { ...S } b: product(id: "2") { ...S } } fragment S on Product { styles { name } }');
@@ -134,10 +147,13 @@ describe('measured cardinalities (docs/graphql.md "GraphQL limits")', () => {
     expect(documented).toEqual(MEASURED_CARDINALITIES);
   });
 
-  it('size every list that no argument bounds, by its average', () => {
-    for (const [field, measured] of Object.entries(MEASURED_CARDINALITIES)) expect(LIST_SIZES[field], field).toEqual({ assumed: measured.average });
+  it('size every list that no argument bounds by its average, and a paged product list by `first` when that is smaller', () => {
+    const paged = ['Product.related', 'Product.styles'];
+    for (const [field, measured] of Object.entries(MEASURED_CARDINALITIES)) {
+      expect(LIST_SIZES[field], field).toEqual(paged.includes(field) ? { argument: 'first', assumed: measured.average } : { assumed: measured.average });
+    }
     const unbounded = Object.entries(LIST_SIZES).filter(([, size]) => size.argument === undefined).map(([field]) => field);
-    expect(unbounded.sort()).toEqual(Object.keys(MEASURED_CARDINALITIES).sort());
+    expect(unbounded.sort()).toEqual(Object.keys(MEASURED_CARDINALITIES).filter((field) => !paged.includes(field)).sort());
   });
 });
 
@@ -157,6 +173,11 @@ const OPERATIONS: { row: string; query: string; variables?: Record<string, unkno
   },
   { row: 'a product\'s styles with photos and skus', query: `{ product(id: "1") { id name defaultPrice styles { ${STYLE} } } }`, admitted: true },
   { row: 'a listing of 20 products with styles, photos and prices', query: '{ products(count: 20) { id name category defaultPrice styles { id name originalPrice salePrice photos { thumbnailUrl url } } } }', admitted: true },
+  {
+    row: 'a listing of 20 products with their first two styles (photos, prices) and three related cards',
+    query: '{ products(count: 20) { id name styles(first: 2) { id name salePrice photos { thumbnailUrl } } related(first: 3) { id name defaultPrice } } }',
+    admitted: true,
+  },
   { row: 'the legacy-shaped nested listing', query: `{ products(count: 5) { ${LEGACY} } }`, admitted: true },
   { row: '`NestedProducts` (5)', query: `query N($count: Int!) { products(count: $count) { ${NESTED} } }`, variables: { count: 5 }, admitted: true },
   { row: 'the same for 20 products', query: `query N($count: Int!) { products(count: $count) { ${NESTED} } }`, variables: { count: 20 }, admitted: true },

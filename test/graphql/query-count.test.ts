@@ -5,7 +5,7 @@
 // saw (pg_stat_database.xact_commit).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument } from '../../src/generated/graphql/operations/graphql.ts';
+import { DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument, PagedNestedProductsDocument } from '../../src/generated/graphql/operations/graphql.ts';
 import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
 /**
@@ -30,6 +30,18 @@ const NESTED_STATEMENTS = 6;
  *   8 styles of level 3 with their skus embedded
  */
 const DEEP_STATEMENTS = 8;
+
+/**
+ * Nested pages (test/graphql/nested-pages.graphql): `products(count: N) {
+ * styles(first: 2) { photos { url } } related(first: 3) { name styles(first: 1) { name } } }`
+ * costs 4, one per level, every page of a level in one statement (src/catalog/nested-pages.ts):
+ *   1 products page
+ *   2 the style documents of the products (photos embedded), each paged to its first two styles
+ *   3 the first three related products of each product (the products themselves, not their ids)
+ *   4 the first style of each of those
+ */
+const PAGED_STATEMENTS = 4;
+const PAGED_VARIABLES = { styles: 2, related: 3 };
 
 const SIZES = [1, 10, 50] as const;
 
@@ -86,6 +98,13 @@ function nestedHasWorkAtEveryLevel(graph: Graph, roots: number[]): boolean {
     && [...relatedOf(graph, roots)].some((id) => !roots.includes(id) && graph.withStyles.has(id));
 }
 
+/** Every level of PagedNestedProducts needs a fetch for these roots. */
+function pagedHasWorkAtEveryLevel(graph: Graph, roots: number[]): boolean {
+  const exists = new Set(graph.productIds);
+  const firstRelated = (id: number) => [...new Set(graph.related.get(id) ?? [])].filter((r) => exists.has(r)).slice(0, PAGED_VARIABLES.related);
+  return roots.some((id) => graph.withStyles.has(id)) && roots.some((id) => firstRelated(id).some((r) => graph.withStyles.has(r)));
+}
+
 async function readGraph(catalogue: TestCatalogue): Promise<Graph> {
   const products = await catalogue.direct.rows<{ id: number }>('SELECT id FROM products ORDER BY id');
   const related = await catalogue.direct.rows<{ from: number; to: number }>(
@@ -132,6 +151,7 @@ describe('test data preconditions', () => {
       const nested = (nestedIds.get(size) ?? []).map(Number);
       expect(new Set(nested).size).toBe(size);
       expect(nestedHasWorkAtEveryLevel(graph, nested), `productsByIds nested, ${size} ids`).toBe(true);
+      expect(pagedHasWorkAtEveryLevel(graph, page), `paged products(count: ${size})`).toBe(true);
       const deep = (deepIds.get(size) ?? []).map(Number);
       expect(deep).toHaveLength(size);
       expect(deepHasWorkAtEveryLevel(graph, deep), `deep related, ${size} ids`).toBe(true);
@@ -201,6 +221,24 @@ describe.each(EXECUTORS)('x-sql-statements with $engine', ({ env }) => {
     }
     const page = await client.post(NestedProductsDocument, { count: 100 });
     expect(page.statements).toBe(NESTED_STATEMENTS);
+  });
+
+  it(`a page of N products with a page of styles (with photos) and of related products each costs ${PAGED_STATEMENTS} statements for N = 1, 10, 20 and 50`, async () => {
+    const counts: Record<number, number> = {};
+    for (const count of [...SIZES, 20]) {
+      const response = await client.post(PagedNestedProductsDocument, { count, ...PAGED_VARIABLES });
+      expect(response.status).toBe(200);
+      expect(response.body.errors).toBeUndefined();
+      const products = response.body.data?.products ?? [];
+      expect(products).toHaveLength(count);
+      // The pages really were read, and are pages.
+      expect(products.some((p) => p.styles.some((s) => s.photos.length > 0))).toBe(true);
+      expect(products.some((p) => p.related.some((r) => r.styles.length === 1))).toBe(true);
+      expect(Math.max(...products.map((p) => p.styles.length))).toBeLessThanOrEqual(PAGED_VARIABLES.styles);
+      expect(Math.max(...products.map((p) => p.related.length))).toBeLessThanOrEqual(PAGED_VARIABLES.related);
+      counts[count] = response.statements;
+    }
+    expect(counts).toEqual({ 1: PAGED_STATEMENTS, 10: PAGED_STATEMENTS, 20: PAGED_STATEMENTS, 50: PAGED_STATEMENTS });
   });
 
   it('the same product requested twice in one request is fetched once', async () => {
@@ -300,6 +338,7 @@ describe.each(EXECUTORS)('x-sql-statements agrees with Postgres (pg_stat_databas
   const cases = [
     ...SIZES.map((count) => ({ name: `products(count: ${count}) nested`, statements: NESTED_STATEMENTS, send: (c: TestClient) => c.post(NestedProductsDocument, { count }) })),
     ...SIZES.map((size) => ({ name: `productsByIds nested, ${size} ids`, statements: NESTED_STATEMENTS, send: (c: TestClient) => c.post(NestedProductsByIdsDocument, { ids: nestedIds.get(size) ?? [] }) })),
+    ...SIZES.map((count) => ({ name: `paged products(count: ${count}) nested`, statements: PAGED_STATEMENTS, send: (c: TestClient) => c.post(PagedNestedProductsDocument, { count, ...PAGED_VARIABLES }) })),
     ...SIZES.map((size) => ({ name: `deep related, ${size} ids`, statements: DEEP_STATEMENTS, send: (c: TestClient) => c.post(DeepRelatedDocument, { ids: deepIds.get(size) ?? [] }) })),
   ];
 

@@ -144,13 +144,23 @@ export type Product = {
   id: Scalars['ID']['output'];
   /** Display name, e.g. Camo Onesie. */
   name: Scalars['String']['output'];
-  /** Related products, in related-row order, without duplicates or missing products. */
+  /**
+   * Related products, in related-row order, without duplicates or missing
+   * products. Without arguments, all of them; with `first` and/or `after`, a
+   * page: the next page is `after` the last product's `id` (a product no longer
+   * related gives an empty page). Paged on every product of a listing, still one statement.
+   */
   related: Array<Product>;
   /** Ids of related products as the legacy /related route returns them (duplicates kept). */
   relatedIds: Array<Scalars['ID']['output']>;
   /** One-line tag line. */
   slogan: Scalars['String']['output'];
-  /** Styles in style id order; empty when the product has none. */
+  /**
+   * Styles in style id order; empty when the product has none. Without
+   * arguments, all of them; with `first` and/or `after`, a page: the next
+   * page is `after` the last style's `id`, and a page shorter than `first`
+   * is the last one. Paged on every product of a listing, still one statement.
+   */
   styles: Array<Style>;
   /** When the product was last changed. */
   updatedAt: Scalars['DateTime']['output'];
@@ -161,6 +171,20 @@ export type Product = {
    * product's ETag.
    */
   version: Scalars['String']['output'];
+};
+
+
+/** A product of the catalogue: what the shop sells, in one or more styles. */
+export type ProductRelatedArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A product of the catalogue: what the shop sells, in one or more styles. */
+export type ProductStylesArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A page of products for cursor pagination. */
@@ -433,10 +457,10 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
   features?: Resolver<Array<ResolversTypes['Feature']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  related?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType>;
+  related?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType, Partial<ProductRelatedArgs>>;
   relatedIds?: Resolver<Array<ResolversTypes['ID']>, ParentType, ContextType>;
   slogan?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  styles?: Resolver<Array<ResolversTypes['Style']>, ParentType, ContextType>;
+  styles?: Resolver<Array<ResolversTypes['Style']>, ParentType, ContextType, Partial<ProductStylesArgs>>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };

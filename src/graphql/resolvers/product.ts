@@ -2,8 +2,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { FeatureResolvers, ProductResolvers } from '../../generated/graphql/resolvers.ts';
 import type { Product as ProductRow, Style } from '../../catalog/types.ts';
+import { type PageKey, pageOfList } from '../../catalog/nested-pages.ts';
 import type { GraphQLContext } from '../context.ts';
 import { selectsAny } from '../lookahead.ts';
+import { parseId } from '../ids.ts';
+import { positive } from './query.ts';
 
 const MEDIA = new Set(['photos', 'skus']);
 
@@ -13,15 +16,37 @@ function stylesOf(product: ProductRow, info: GraphQLResolveInfo, { loaders }: Gr
   return (selectsAny(info, MEDIA) ? loaders.stylesWithMedia : loaders.styles).load(product.id);
 }
 
+/** The page `first`/`after` ask for, or undefined when neither is given (the whole list: the unpaged field as it always was). */
+function pageKey(product: ProductRow, args: { first?: number | null; after?: string | null }, { limits }: GraphQLContext): PageKey | undefined {
+  const given = (value: unknown) => value !== undefined && value !== null;
+  if (!given(args.first) && !given(args.after)) return undefined;
+  return {
+    productId: product.id,
+    first: given(args.first) ? positive(args.first, 'first', 0, limits.maxPageSize) : null,
+    after: args.after ? parseId(args.after, 'after') : null,
+  };
+}
+
 export const Product: ProductResolvers = {
   id: (product) => String(product.id),
   features: (product, _args, { loaders }) => loaders.features.load(product.id),
-  styles: (product, _args, context, info) => stylesOf(product, info, context),
+  styles: async (product, args, context, info) => {
+    const page = pageKey(product, args, context);
+    if (!page) return stylesOf(product, info, context);
+    // With photos or skus, styles come from the product's style document, one
+    // row a product that Postgres reads 15 times faster whole than paged
+    // (json_array_elements; docs/graphql.md "Nested paging"): paged here.
+    if (product.styles || selectsAny(info, MEDIA)) return pageOfList(await stylesOf(product, info, context), page.first, page.after);
+    return context.loaders.stylePages.load(page);
+  },
   defaultStyle: async (product, _args, context, info) => {
     const styles = await stylesOf(product, info, context);
     return styles.find((style) => style.isDefault) ?? styles[0] ?? null;
   },
-  related: async (product, _args, { loaders }) => {
+  related: async (product, args, context) => {
+    const { loaders } = context;
+    const page = pageKey(product, args, context);
+    if (page) return loaders.relatedPages.load(page);
     const rows = await loaders.related.load(product.id);
     const ids = [...new Set(rows.map((row) => row.relatedProductId))];
     const products = await loaders.product.loadMany(ids);

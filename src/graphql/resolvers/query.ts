@@ -8,7 +8,8 @@ const STYLE_FIELDS = new Set(['styles', 'defaultStyle']);
 
 const MAX_IDS = 100;
 
-function positive(value: number | null | undefined, name: string, fallback: number, max?: number): number {
+/** A page size: a positive integer up to `max`, `fallback` when not given. */
+export function positive(value: number | null | undefined, name: string, fallback: number, max?: number): number {
   const n = value ?? fallback;
   if (!Number.isInteger(n) || n < 1) throw badInput(`${name} must be a positive integer (got ${n})`, name);
   if (max !== undefined && n > max) throw aboveMaximum(name, max, n);
