@@ -3,7 +3,7 @@
 // missing key gets null or an empty list. Rows fetched by a list query prime
 // the product loader so the same product is never fetched twice.
 import DataLoader from 'dataloader';
-import type { CatalogQueries, Feature, Photo, Product, ProductWithFeatures, Related, Sku, Style } from './queries.ts';
+import type { CatalogQueries, Feature, Photo, Product, ProductPage, ProductWithFeatures, Related, Sku, Style } from './queries.ts';
 import { groupByPageKey, type PageKey, pageCacheKey } from './nested-pages.ts';
 
 /**
@@ -26,6 +26,8 @@ export interface CatalogLoaders {
   productWithStyles: DataLoader<number, Product | null>;
   /** A product with its features in one statement (one snapshot: the REST detail and its ETag). */
   productWithFeatures: DataLoader<number, ProductWithFeatures | null>;
+  /** A product with its features, styles (photos and skus embedded) and related ids: a product page in one statement. */
+  productPage: DataLoader<number, ProductPage | null>;
   features: DataLoader<number, Feature[]>;
   styles: DataLoader<number, Style[]>;
   /** Styles with their photos and skus embedded, fetched in one statement. */
@@ -63,32 +65,26 @@ export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObser
     if (keyedByProduct) for (const id of ids) touchedProducts.add(id);
     return run(ids);
   };
-  const product = new DataLoader<number, Product | null>(batch('product', true, async (ids) => {
-    const rows = await queries.productsByIds(ids);
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => byId.get(id) ?? null);
-  }), options);
-  const productWithStyles = new DataLoader<number, Product | null>(batch('productWithStyles', true, async (ids) => {
-    const rows = await queries.productsWithStylesByIds(ids);
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => byId.get(id) ?? null);
-  }), options);
+  /** A loader of products (with whatever `read` embeds) by id, null for a missing one. */
+  const products = <P extends Product>(name: LoaderName, read: (ids: readonly number[]) => Promise<P[]>) =>
+    new DataLoader<number, P | null>(batch(name, true, async (ids) => {
+      const byId = new Map((await read(ids)).map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }), options);
+  const product = products('product', (ids) => queries.productsByIds(ids));
+  const productWithStyles = products('productWithStyles', (ids) => queries.productsWithStylesByIds(ids));
   /** A loader of pages of each product's list, by (product, first, after). */
   const pages = <V>(name: LoaderName, run: (keys: readonly PageKey[]) => Promise<V[][]>) => new DataLoader<PageKey, V[], string>((keys) => {
     observeBatch?.(name, keys.length);
     for (const key of keys) touchedProducts.add(key.productId);
     return run(keys);
   }, { ...options, cacheKeyFn: pageCacheKey });
-  const productWithFeatures = new DataLoader<number, ProductWithFeatures | null>(batch('productWithFeatures', true, async (ids) => {
-    const rows = await queries.productsWithFeaturesByIds(ids);
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => byId.get(id) ?? null);
-  }), options);
   return {
     touchedProducts,
     product,
     productWithStyles,
-    productWithFeatures,
+    productWithFeatures: products('productWithFeatures', (ids) => queries.productsWithFeaturesByIds(ids)),
+    productPage: products('productPage', (ids) => queries.productPagesByIds(ids)),
     features: new DataLoader(batch('features', true, async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids)), options),
     styles: new DataLoader(batch('styles', true, async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids)), options),
     stylesWithMedia: new DataLoader(batch('stylesWithMedia', true, async (ids) => {

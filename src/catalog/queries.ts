@@ -22,6 +22,8 @@ import { type PageKey, type PageRow, pageParameters } from './nested-pages.ts';
 
 /** A product with its features as one statement read them. */
 export type ProductWithFeatures = Product & { features: Feature[] };
+/** A product with everything its page shows, as one statement read it. */
+export type ProductPage = Product & Required<Pick<Product, 'styles' | 'features' | 'relatedIds'>>;
 import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from './style-shape.ts';
 
 export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';
@@ -35,6 +37,11 @@ export const productColumns = (table = '') =>
   `${table}id, ${table}name, ${table}slogan, ${table}description, ${table}category, ${table}default_price::text AS "defaultPrice", ${table}created_at AS "createdAt", ${table}updated_at AS "updatedAt", ${table}version::text AS version`;
 const PRODUCT_COLUMNS = productColumns();
 const STYLE_COLUMNS = selectList(STYLE_FIELDS, 's.');
+
+/** The features of product `p` as a JSON array in their stored order (the Feature shape). */
+const FEATURES_OF_P = `coalesce((
+      SELECT json_agg(json_build_object('id', f.id, 'productId', f.product_id, 'feature', f.feature, 'value', f.value) ORDER BY f.id)
+      FROM features f WHERE f.product_id = p.id), '[]'::json)`;
 
 /** A keyed statement: its text, with `$1` the int[] of keys, and the key of each row it returns. */
 const keyed = <Row>(text: string, keyOf: (row: Row) => number): KeyedStatement<Row> => ({ text, keyOf });
@@ -59,10 +66,16 @@ export const KEYED = {
   // A product with its features, read in one statement: one snapshot, so the
   // version (the REST ETag) always belongs to the features beside it.
   productsWithFeaturesByIds: keyed<ProductWithFeatures>(`
-    SELECT ${productColumns('p.')}, coalesce((
-      SELECT json_agg(json_build_object('id', f.id, 'productId', f.product_id, 'feature', f.feature, 'value', f.value) ORDER BY f.id)
-      FROM features f WHERE f.product_id = p.id), '[]'::json) AS features
+    SELECT ${productColumns('p.')}, ${FEATURES_OF_P} AS features
     FROM products p WHERE p.id = ANY($1::int[])`, byId),
+  // A whole product page in one round trip (what a shop's product page asks
+  // GraphQL for): the product, its features, its styles with photos and skus,
+  // and its related ids in row order, duplicates kept.
+  productPagesByIds: keyed<ProductPage>(`
+    SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles, ${FEATURES_OF_P} AS features,
+      ARRAY(SELECT r.related_product_id FROM related r WHERE r.current_product_id = p.id ORDER BY r.id) AS "relatedIds"
+    FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
+    WHERE p.id = ANY($1::int[])`, byId),
   // A style by its own id (a federation reference to a Style, src/graphql/federation/).
   stylesByIds: keyed<Style>(`SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.id = ANY($1::int[])`, byId),
   photosByStyleIds: keyed<PhotoRow>(`SELECT style_id AS "styleId", ${selectList(PHOTO_FIELDS)} FROM photos WHERE style_id = ANY($1::int[]) ORDER BY id`, byStyleId),
@@ -161,6 +174,11 @@ export class CatalogQueries {
 
   productsWithFeaturesByIds(ids: readonly number[]): Promise<ProductWithFeatures[]> {
     return this.keyed('productsWithFeaturesByIds', ids);
+  }
+
+  /** Products with their features, styles (photos and skus embedded) and related ids, in one statement. */
+  productPagesByIds(ids: readonly number[]): Promise<ProductPage[]> {
+    return this.keyed('productPagesByIds', ids);
   }
 
   featuresByProductIds(ids: readonly number[]): Promise<Feature[]> {

@@ -14,6 +14,10 @@ export interface Product {
   version: string;
   /** Present when the product was fetched with its styles (and their photos and skus) in one statement. */
   styles?: Style[];
+  /** Present when the product was fetched with its features in the same statement. */
+  features?: Feature[];
+  /** Present when the product was fetched with its related rows' product ids (row order, duplicates kept). */
+  relatedIds?: number[];
 }
 
 export interface Feature {

@@ -2,6 +2,9 @@
 // fetch what its children will need in the same statement.
 import type { FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 
+/** The Product fields that show its styles. */
+export const STYLE_FIELDS: ReadonlySet<string> = new Set(['styles', 'defaultStyle']);
+
 function selects(selectionSet: SelectionSetNode | undefined, names: ReadonlySet<string>, fragments: Record<string, FragmentDefinitionNode>, seen: Set<string>): boolean {
   if (!selectionSet) return false;
   for (const selection of selectionSet.selections) {

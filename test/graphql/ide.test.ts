@@ -114,7 +114,9 @@ describe('GraphiQL IDE at GET /graphql', () => {
       await expect.poll(() => docs.locator('.graphiql-doc-explorer-field-name').allInnerTexts()).toEqual(expect.arrayContaining(['product', 'products', 'productConnection']));
 
       // Run it: the response pane shows product 1 from the database.
+      // The example holds several operations: GraphiQL asks which one to run.
       await page.locator('.graphiql-execute-button').click();
+      await page.getByRole('menuitem', { name: 'ProductWithStyles' }).click({ timeout: 10_000 });
       const resultPane = page.locator('.graphiql-response .CodeMirror');
       const resultText = () => resultPane.evaluate((el) => (el as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue());
       await expect.poll(resultText, { timeout: 10_000 }).toContain(productName);

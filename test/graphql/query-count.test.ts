@@ -10,26 +10,26 @@ import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient, type Test
 
 /**
  * `products(count: N) { features { feature } styles { photos { url } skus { size } } related { name styles { name } } }`
- * costs 6 statements, one per relation level:
+ * costs 5 statements, one per relation level:
  *   1 products page
  *   2 features of the page
  *   3 styles of the page, with their photos and skus embedded (one json_agg statement,
  *     chosen because the query selects photos/skus under styles)
- *   4 related rows of the page  5 the related products (those not on the page)
- *   6 styles of the related products (plain: only `name` is selected)
- * `productsByIds` costs the same 6: the page query is replaced by one `id = ANY(...)` query.
+ *   4 related rows of the page
+ *   5 the related products (those not on the page) with their style documents in the
+ *     same statement (chosen because the query selects styles under related)
+ * `productsByIds` costs the same 5: the page query is replaced by one `id = ANY(...)` query.
  */
-const NESTED_STATEMENTS = 6;
+const NESTED_STATEMENTS = 5;
 
 /**
- * `productsByIds(ids) { related { related { related { name styles { skus { size } } } } } }` costs 8:
+ * `productsByIds(ids) { related { related { related { name styles { skus { size } } } } } }` costs 7:
  *   1 the products by id
  *   2 related rows, level 1     3 related products, level 1
  *   4 related rows, level 2     5 related products, level 2
- *   6 related rows, level 3     7 related products, level 3
- *   8 styles of level 3 with their skus embedded
+ *   6 related rows, level 3     7 related products, level 3, with their style documents
  */
-const DEEP_STATEMENTS = 8;
+const DEEP_STATEMENTS = 7;
 
 /**
  * Nested pages (test/graphql/nested-pages.graphql): `products(count: N) {

@@ -4,11 +4,16 @@ import type { FeatureResolvers, ProductResolvers } from '../../generated/graphql
 import type { Product as ProductRow, Style } from '../../catalog/types.ts';
 import { type PageKey, pageOfList } from '../../catalog/nested-pages.ts';
 import type { GraphQLContext } from '../context.ts';
-import { selectsAny } from '../lookahead.ts';
+import { selectsAny, STYLE_FIELDS } from '../lookahead.ts';
 import { parseId } from '../ids.ts';
 import { positive } from './query.ts';
 
 const MEDIA = new Set(['photos', 'skus']);
+
+/** The product ids of a product's related rows, in row order with duplicates: from its page's statement when it was read with it. */
+async function relatedIdsOf(product: ProductRow, loaders: GraphQLContext['loaders']): Promise<number[]> {
+  return product.relatedIds ?? (await loaders.related.load(product.id)).map((row) => row.relatedProductId);
+}
 
 /** A product's styles; with photos and skus in the same statement when the query wants them. */
 function stylesOf(product: ProductRow, info: GraphQLResolveInfo, { loaders }: GraphQLContext): Style[] | Promise<Style[]> {
@@ -29,7 +34,7 @@ function pageKey(product: ProductRow, args: { first?: number | null; after?: str
 
 export const Product: ProductResolvers = {
   id: (product) => String(product.id),
-  features: (product, _args, { loaders }) => loaders.features.load(product.id),
+  features: (product, _args, { loaders }) => product.features ?? loaders.features.load(product.id),
   styles: async (product, args, context, info) => {
     const page = pageKey(product, args, context);
     if (!page) return stylesOf(product, info, context);
@@ -43,16 +48,16 @@ export const Product: ProductResolvers = {
     const styles = await stylesOf(product, info, context);
     return styles.find((style) => style.isDefault) ?? styles[0] ?? null;
   },
-  related: async (product, args, context) => {
+  related: async (product, args, context, info) => {
     const { loaders } = context;
     const page = pageKey(product, args, context);
     if (page) return loaders.relatedPages.load(page);
-    const rows = await loaders.related.load(product.id);
-    const ids = [...new Set(rows.map((row) => row.relatedProductId))];
-    const products = await loaders.product.loadMany(ids);
+    const ids = [...new Set(await relatedIdsOf(product, loaders))];
+    // Cards with a style: each related product with its style document, in the same statement.
+    const products = await (selectsAny(info, STYLE_FIELDS) ? loaders.productWithStyles : loaders.product).loadMany(ids);
     return products.filter((p): p is ProductRow => p !== null && !(p instanceof Error));
   },
-  relatedIds: async (product, _args, { loaders }) => (await loaders.related.load(product.id)).map((row) => String(row.relatedProductId)),
+  relatedIds: async (product, _args, { loaders }) => (await relatedIdsOf(product, loaders)).map(String),
 };
 
 export const Feature: FeatureResolvers = {

@@ -1,10 +1,24 @@
 // Root reads: resolve arguments, then ask the loaders and queries.
+import type DataLoader from 'dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { CatalogLoaders } from '../../catalog/loaders.ts';
+import type { Product } from '../../catalog/types.ts';
 import type { QueryResolvers } from '../../generated/graphql/resolvers.ts';
 import { aboveMaximum, badInput, tooManyEntries } from '../errors.ts';
 import { decodeCursor, encodeCursor, parseId } from '../ids.ts';
-import { selectsAny } from '../lookahead.ts';
+import { selectsAny, STYLE_FIELDS } from '../lookahead.ts';
 
-const STYLE_FIELDS = new Set(['styles', 'defaultStyle']);
+const PAGE_FIELDS = new Set(['features', 'related', 'relatedIds']);
+
+/**
+ * The loader that reads a product with what the query shows of it in one
+ * statement: everything a product page shows (its styles with their media,
+ * features, related ids), the styles alone, or the product row.
+ */
+function productLoader(loaders: CatalogLoaders, info: GraphQLResolveInfo): DataLoader<number, Product | null> {
+  if (!selectsAny(info, STYLE_FIELDS)) return loaders.product;
+  return selectsAny(info, PAGE_FIELDS) ? loaders.productPage : loaders.productWithStyles;
+}
 
 const MAX_IDS = 100;
 
@@ -17,9 +31,8 @@ export function positive(value: number | null | undefined, name: string, fallbac
 }
 
 export const Query: QueryResolvers = {
-  // A product page (product + styles + photos + skus) is one statement.
-  product: (_root, { id }, { loaders }, info) =>
-    (selectsAny(info, STYLE_FIELDS) ? loaders.productWithStyles : loaders.product).load(parseId(id)),
+  // A product page (the product, its styles with photos and skus, features, related ids) is one statement.
+  product: (_root, { id }, { loaders }, info) => productLoader(loaders, info).load(parseId(id)),
 
   products: async (_root, { page, count }, context) => {
     const { pages, loaders, limits } = context;
