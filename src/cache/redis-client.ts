@@ -66,7 +66,34 @@ export function connectRedis(options: RedisClientOptions): Redis {
       failoverDetector: true,
     });
   client.on('error', (error: Error) => options.onError?.(error));
+  reconnectAfterUnaskedEnd(client, options.onError);
   return client;
+}
+
+/**
+ * ioredis stops for good (status `end`) when a connection attempt fails
+ * outright instead of being retried. With Sentinels it happens in a failover:
+ * the master dies, the client reconnects, and the failover detector of the
+ * connection that died hears +switch-master while the new attempt is still
+ * asking a Sentinel where the master is, and cuts that attempt short (seen in
+ * test/faults/redis-sentinel.test.ts: one client in a few runs, then no cache
+ * or rate limit on that instance until a restart). Any end the API did not
+ * ask for (disconnect()) is followed by a fresh connection.
+ */
+function reconnectAfterUnaskedEnd(client: Redis, onError: RedisClientOptions['onError']): void {
+  let closing = false;
+  const disconnect = client.disconnect.bind(client);
+  client.disconnect = (reconnect?: boolean) => {
+    if (!reconnect) closing = true;
+    disconnect(reconnect);
+  };
+  client.on('end', () => {
+    if (closing) return;
+    onError?.(new Error('the Redis client gave up its connection (ioredis status "end"): connecting again'));
+    setTimeout(() => {
+      if (!closing && client.status === 'end') client.connect().catch(() => { /* 'end' again: retried from there */ });
+    }, reconnectDelay(1)).unref();
+  });
 }
 
 /** Runs a command only on a ready connection: otherwise fails at once instead of waiting. */
