@@ -69,6 +69,19 @@ export interface Config {
   /** Postgres to use; undefined means "start the embedded server". */
   databaseUrl: string | undefined;
   /**
+   * `transaction`: DATABASE_URL (and the replicas) go through a pooler in
+   * transaction mode (PgBouncer before 1.21): statements are sent unnamed and
+   * no session settings in the startup message; what needs a session goes to
+   * databaseDirectUrl.
+   */
+  databasePooler: 'none' | 'transaction';
+  /**
+   * The primary without a transaction pooler, for what needs a session of its
+   * own: migrations (advisory lock), the change feed (LISTEN), sidecar mode's
+   * sync lock. Undefined: DATABASE_URL.
+   */
+  databaseDirectUrl: string | undefined;
+  /**
    * Streaming replicas of that server: catalogue reads are spread over them
    * (writes, and reads a replica has not replayed yet, go to the primary).
    */
@@ -439,6 +452,8 @@ export function loadConfig(env: Env = process.env): Config {
       purgeToken: read.secret('CDN_PURGE_TOKEN', 8),
     },
     databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePooler: read.oneOf('DATABASE_POOLER', 'none', ['none', 'transaction'] as const),
+    databaseDirectUrl: read.optionalUrl('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrls: read.urlList('DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
     databaseReplicaCheckMs: read.integer('DATABASE_REPLICA_CHECK_MS', 1000, 10, 60_000),
     databaseReplicaConnectTimeoutMs: read.integer('DATABASE_REPLICA_CONNECT_TIMEOUT_MS', 1_000, 10, 60_000),
@@ -516,6 +531,10 @@ export function loadConfig(env: Env = process.env): Config {
   config.changeFeed = changeFeed === 'auto' ? config.redis !== undefined || config.workers > 1 : changeFeed === 'on';
   if (!config.changeFeed && config.changeFeedDatabaseUrl !== undefined) {
     read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with neither REDIS_URL, REDIS_SENTINELS nor WORKERS > 1' : ''}): set CHANGE_FEED=on or remove it`);
+  }
+  if (config.databasePooler === 'transaction') {
+    if (config.databaseUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_URL (the pooler): the embedded Postgres has none');
+    if (config.databaseDirectUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_DIRECT_URL: the primary without the pooler, for what needs a session of its own (migrations, the change feed\'s LISTEN, the sidecar\'s sync lock)');
   }
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     read.problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}): the headers are part of the request`);
