@@ -5,12 +5,14 @@
 // "Behind a connection pooler"). On the bench catalogue (`<database>_bench`,
 // as npm run bench uses it, read only: the scenarios only read), starts
 // PgBouncer in transaction mode in front of it (as many server connections
-// as the API's pool) and two API processes, cache off: one connected
+// as the API's pool) and the API processes, cache off: one connected
 // directly, one through PgBouncer with DATABASE_POOLER=transaction. Per
 // scenario (wrk, bench/wrk/<scenario>.lua, random ids over the whole
-// catalogue): a warm-up of each, then --runs rounds measuring both, one after
-// the other (the order alternating between rounds), and prints the medians of
-// requests/s, p50 and p99 and the ratio pooled/direct of the medians.
+// catalogue): a warm-up of each, then --runs rounds measuring each, one after
+// the other (the order reversed every other round), and prints the medians of
+// requests/s, p50 and p99 and the ratios of the medians to direct's. A third
+// API, straight to Postgres but with DATABASE_POOLER=transaction (unnamed
+// statements), tells what the statements cost from what the hop costs.
 // Raw wrk output: .data/bench/results/<time>/raw/.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,7 +29,13 @@ import { type ServerProcess, startApi } from './lib/server-process.ts';
 import { runWrk } from './lib/wrk.ts';
 
 const SCENARIOS = ['rest-styles', 'graphql-product-styles', 'rest-products-page'];
-const PATHS = ['direct', 'pgbouncer'] as const;
+/**
+ * direct: the API as usual; unnamed: straight to Postgres too, with
+ * DATABASE_POOLER=transaction (statements sent unnamed, planned at every
+ * execution), which tells the statements' share of the cost from the hop's;
+ * pgbouncer: through PgBouncer with DATABASE_POOLER=transaction.
+ */
+const PATHS = ['direct', 'unnamed', 'pgbouncer'] as const;
 type Path = (typeof PATHS)[number];
 
 function parsePlan(argv: string[]) {
@@ -82,6 +90,7 @@ runCommand(async () => {
     const env = { DATABASE_POOL_SIZE: String(plan.poolSize) };
     const servers: Record<Path, ServerProcess> = {
       direct: await startApi({ databaseUrl: catalogue.url, workers: 1, cache: 'off', env }),
+      unnamed: await startApi({ databaseUrl: catalogue.url, workers: 1, cache: 'off', env: { ...env, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: catalogue.url } }),
       pgbouncer: await startApi({
         databaseUrl: bouncer.url('catalogue'), workers: 1, cache: 'off',
         env: { ...env, DATABASE_POOLER: 'transaction', DATABASE_DIRECT_URL: catalogue.url },
@@ -104,7 +113,7 @@ runCommand(async () => {
         console.log(`${scenario} (${through}): warming up`);
         measure(scenario, through, plan.warmup, `${scenario}-${through}-warmup`);
       }
-      const runs: Record<Path, Measurement[]> = { direct: [], pgbouncer: [] };
+      const runs: Record<Path, Measurement[]> = { direct: [], unnamed: [], pgbouncer: [] };
       for (let run = 1; run <= plan.runs; run++) {
         for (const through of run % 2 === 1 ? PATHS : [...PATHS].reverse()) {
           const measured = measure(scenario, through, plan.duration, `${scenario}-${through}-${run}`);
@@ -116,7 +125,7 @@ runCommand(async () => {
       for (const through of PATHS) {
         lines.push(`| ${scenario} | ${through} | ${fixed(rps(through))} | ${fixed(median(runs[through].map((m) => m.p50)), 2)} | ${fixed(median(runs[through].map((m) => m.p99)), 2)} | ${runs[through].map((m) => fixed(m.rps)).join(', ')} |`);
       }
-      lines.push(`| ${scenario} | ratio pgbouncer / direct | ${(rps('pgbouncer') / rps('direct')).toFixed(2)} | | | |`);
+      for (const through of ['unnamed', 'pgbouncer'] as const) lines.push(`| ${scenario} | ratio ${through} / direct | ${(rps(through) / rps('direct')).toFixed(2)} | | | |`);
     }
     console.log([
       '',
