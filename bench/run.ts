@@ -107,7 +107,7 @@ runCommand(async () => {
         await baseline.stop();
       }
       for (const cache of plan.cacheModes) {
-        const api = await startApi({ databaseUrl: catalogue.url, workers, cache, redisUrl: config.redisUrl, env: { DATABASE_POOL_SIZE: String(config.databasePoolSize) } });
+        const api = await startApi({ databaseUrl: catalogue.url, workers, cache, redisUrl: config.redis && 'url' in config.redis ? config.redis.url : undefined, env: { DATABASE_POOL_SIZE: String(config.databasePoolSize) } });
         try {
           for (const scenario of plan.scenarios) await measure({ server: api, scenario, script: scenario, workers, cache });
         } finally {

@@ -2,6 +2,7 @@
 // Every bad value is reported at once, with the variable name and what was expected.
 import net from 'node:net';
 import path from 'node:path';
+import type { RedisTarget, SentinelAddress } from './cache/redis-client.ts';
 import { LEGACY_CLIENT_DEFAULTS, type LegacyClientOptions, parseHeaderLine, resolveLegacyClientOptions } from './legacy/options.ts';
 
 /** Abuse limits on GraphQL operations (docs/graphql.md "GraphQL limits"); a request over any of them is a 400 naming it. */
@@ -68,6 +69,19 @@ export interface Config {
   /** Postgres to use; undefined means "start the embedded server". */
   databaseUrl: string | undefined;
   /**
+   * `transaction`: DATABASE_URL (and the replicas) go through a pooler in
+   * transaction mode (PgBouncer before 1.21): statements are sent unnamed and
+   * no session settings in the startup message; what needs a session goes to
+   * databaseDirectUrl.
+   */
+  databasePooler: 'none' | 'transaction';
+  /**
+   * The primary without a transaction pooler, for what needs a session of its
+   * own: migrations (advisory lock), the change feed (LISTEN), sidecar mode's
+   * sync lock. Undefined: DATABASE_URL.
+   */
+  databaseDirectUrl: string | undefined;
+  /**
    * Streaming replicas of that server: catalogue reads are spread over them
    * (writes, and reads a replica has not replayed yet, go to the primary).
    */
@@ -96,8 +110,12 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   /** HTTP server processes sharing the port (1 = serve in the main process). */
   workers: number;
-  /** Redis for the shared response cache; undefined: an in-process cache. */
-  redisUrl: string | undefined;
+  /**
+   * Redis for the shared response cache, rate limits, persisted queries and
+   * replicas' write positions: one server (REDIS_URL) or the master a group of
+   * Sentinels names (REDIS_SENTINELS); undefined: all of them in process.
+   */
+  redis: RedisTarget | undefined;
   /** Response cache for read routes. */
   cache: boolean;
   cacheTtlSeconds: number;
@@ -345,6 +363,24 @@ class Reader {
     return value;
   }
 
+  /** Comma-separated host:port pairs (IPv6 hosts in brackets); a bad entry is reported by its position and text. */
+  hostPorts(name: string): SentinelAddress[] | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    const entries = value.split(',').map((entry) => entry.trim());
+    const addresses: SentinelAddress[] = [];
+    entries.forEach((entry, index) => {
+      const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry);
+      const port = Number(match?.[2]);
+      if (!match || port < 1 || port > 65535) {
+        this.problems.push(`${name} entry ${index + 1} of ${entries.length} must be host:port, e.g. redis-sentinel-0:26379 or [::1]:26379 (got "${entry}")`);
+        return;
+      }
+      addresses.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
+    });
+    return addresses;
+  }
+
   oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
     const value = this.raw(name);
     if (value === undefined) return fallback;
@@ -416,6 +452,8 @@ export function loadConfig(env: Env = process.env): Config {
       purgeToken: read.secret('CDN_PURGE_TOKEN', 8),
     },
     databaseUrl: read.optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePooler: read.oneOf('DATABASE_POOLER', 'none', ['none', 'transaction'] as const),
+    databaseDirectUrl: read.optionalUrl('DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrls: read.urlList('DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
     databaseReplicaCheckMs: read.integer('DATABASE_REPLICA_CHECK_MS', 1000, 10, 60_000),
     databaseReplicaConnectTimeoutMs: read.integer('DATABASE_REPLICA_CONNECT_TIMEOUT_MS', 1_000, 10, 60_000),
@@ -430,7 +468,7 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv,
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error', 'silent'] as const),
     workers: read.integer('WORKERS', 1, 1, 64),
-    redisUrl: read.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
+    redis: readRedis(read),
     cache: read.oneOf('CACHE', 'on', ['on', 'off'] as const) === 'on',
     cacheTtlSeconds: read.integer('CACHE_TTL_SECONDS', 300, 1, 7 * 24 * 3600),
     cachePrefix: read.string('CACHE_PREFIX', 'catalogue:'),
@@ -490,9 +528,13 @@ export function loadConfig(env: Env = process.env): Config {
   config.exposeErrors = config.nodeEnv === 'development';
   // auto: whenever more than one process may write (a shared cache means several instances; WORKERS several workers).
   const changeFeed = read.oneOf('CHANGE_FEED', 'auto', ['auto', 'on', 'off'] as const);
-  config.changeFeed = changeFeed === 'auto' ? config.redisUrl !== undefined || config.workers > 1 : changeFeed === 'on';
+  config.changeFeed = changeFeed === 'auto' ? config.redis !== undefined || config.workers > 1 : changeFeed === 'on';
   if (!config.changeFeed && config.changeFeedDatabaseUrl !== undefined) {
-    read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with neither REDIS_URL nor WORKERS > 1' : ''}): set CHANGE_FEED=on or remove it`);
+    read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with neither REDIS_URL, REDIS_SENTINELS nor WORKERS > 1' : ''}): set CHANGE_FEED=on or remove it`);
+  }
+  if (config.databasePooler === 'transaction') {
+    if (config.databaseUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_URL (the pooler): the embedded Postgres has none');
+    if (config.databaseDirectUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_DIRECT_URL: the primary without the pooler, for what needs a session of its own (migrations, the change feed\'s LISTEN, the sidecar\'s sync lock)');
   }
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     read.problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}): the headers are part of the request`);
@@ -517,6 +559,24 @@ export function loadConfig(env: Env = process.env): Config {
   config.sidecar = readSidecar(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/** Redis: one server by URL, or a master found through Sentinels; its problems go to `read`. */
+function readRedis(read: Reader): RedisTarget | undefined {
+  const url = read.optionalUrl('REDIS_URL', ['redis:', 'rediss:']);
+  const sentinels = read.hostPorts('REDIS_SENTINELS');
+  const masterName = read.string('REDIS_SENTINEL_MASTER', 'mymaster');
+  const password = read.secret('REDIS_PASSWORD', 1);
+  const sentinelPassword = read.secret('REDIS_SENTINEL_PASSWORD', 1);
+  if (sentinels === undefined) {
+    for (const name of ['REDIS_SENTINEL_MASTER', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD']) {
+      if (read.has(name)) read.problem(`${name} is set but REDIS_SENTINELS is not (it applies to Redis found through Sentinels${name === 'REDIS_PASSWORD' ? '; with REDIS_URL, put the password in the URL' : ''})`);
+    }
+    return url === undefined ? undefined : { url };
+  }
+  if (url !== undefined) read.problem('REDIS_URL and REDIS_SENTINELS are both set: set REDIS_URL for one Redis server, or REDIS_SENTINELS (with REDIS_SENTINEL_MASTER) for a master Sentinel fails over, not both');
+  if (!/^[A-Za-z0-9._-]+$/.test(masterName)) read.problem(`REDIS_SENTINEL_MASTER must be the master's name in the Sentinels' configuration: letters, digits, '.', '_' and '-' (got "${masterName}")`);
+  return { sentinels, masterName, ...(password === undefined ? {} : { password }), ...(sentinelPassword === undefined ? {} : { sentinelPassword }) };
 }
 
 /** Sidecar mode's settings, when LEGACY_SOURCE_URL is set; its problems go to `read`. */

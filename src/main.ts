@@ -5,6 +5,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { loadConfig, WORKER_DATABASE_URL } from './config.ts';
 import { runCommand } from './commands/run.ts';
 import { openDatabase } from './db/server/open-database.ts';
+import { sessionDatabaseUrl } from './db/server/session-url.ts';
 import { migrate } from './db/server/migrate.ts';
 import { catalogueIsEmpty, loadSampleCatalogue } from './etl/sample.ts';
 import { startServer } from './server.ts';
@@ -112,7 +113,7 @@ async function stopWorkers(timeoutMs: number): Promise<boolean> {
 async function runPrimary(): Promise<void> {
   const config = loadConfig();
   const database = await openDatabase(config, log);
-  await migrate(database.url, log);
+  await migrate(sessionDatabaseUrl(config, database.url), log);
   // Sidecar mode: the catalogue is the legacy service's; the sync fills an empty database, never the sample.
   if (database.embedded && !config.sidecar && (await catalogueIsEmpty(database.url))) {
     await loadSampleCatalogue(config, database.url, log);

@@ -17,9 +17,11 @@ import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/pool/pool.ts';
+import { poolerTimeoutProblems } from './db/pool/pooler-timeouts.ts';
 import { poolReads } from './db/reads/read-routes.ts';
 import type { ReadRouter } from './db/reads/replica-router.ts';
 import { connectReadReplicas } from './db/reads/connect-replicas.ts';
+import { sessionDatabaseUrl } from './db/server/session-url.ts';
 import { createApollo } from './graphql/apollo.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
@@ -125,12 +127,21 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     lockTimeoutMs: config.databaseLockTimeoutMs,
     pgOptions: config.pgOptions,
+    transactionPooler: config.databasePooler === 'transaction',
   });
+  if (config.databasePooler === 'transaction') {
+    // On a connection of its own, outside every request's statement count.
+    const expected = { statementTimeoutMs: config.databaseStatementTimeoutMs, lockTimeoutMs: config.databaseLockTimeoutMs };
+    await poolerTimeoutProblems(databaseUrl, expected).then(
+      (problems) => { for (const problem of problems) app.log.warn(problem); },
+      (error: unknown) => app.log.warn({ err: error }, 'could not read the timeouts of connections through the pooler'),
+    );
+  }
   const service = new CatalogService(database.pool, { idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
 
   // Every instance's committed writes, heard through Postgres (src/cache/change-feed.ts).
   const feed = config.changeFeed ? new ChangeFeed({
-    url: config.changeFeedDatabaseUrl ?? databaseUrl,
+    url: config.changeFeedDatabaseUrl ?? sessionDatabaseUrl(config, databaseUrl),
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     warn: throttled((message, error) => app.log.warn({ err: error }, message)),
   }) : undefined;
@@ -206,7 +217,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
 
   // Sidecar mode: writes pass through to the legacy service, a sync keeps the copy (src/sidecar/).
   const sidecar = config.sidecar ? await startSidecar({
-    config: config.sidecar, app, service, pool: database.pool, databaseUrl,
+    config: config.sidecar, app, service, pool: database.pool, databaseUrl: sessionDatabaseUrl(config, databaseUrl),
     connectTimeoutMs: config.databaseConnectTimeoutMs, registry: metrics.registry,
   }) : undefined;
   // Before the database closes (hooks run in order of registration).

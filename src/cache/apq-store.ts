@@ -1,6 +1,6 @@
 // Automatic persisted queries: Apollo keeps query text by its sha256 hash, so
-// clients (and CDNs, over GET) can send the hash alone. With REDIS_URL the
-// hashes live in Redis, shared by every instance, under <prefix>apq:. A Redis
+// clients (and CDNs, over GET) can send the hash alone. With Redis (REDIS_URL or
+// REDIS_SENTINELS) the hashes live there, shared by every instance, under <prefix>apq:. A Redis
 // failure is a miss: Apollo asks the client for the full query, which works.
 import type { KeyValueCache, KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import type { Redis } from 'ioredis';

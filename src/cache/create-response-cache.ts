@@ -1,5 +1,5 @@
 // The response cache the configuration asks for: Redis shared by every
-// instance when REDIS_URL is set, else in-process; none with CACHE=off.
+// instance with REDIS_URL or REDIS_SENTINELS, else in-process; none with CACHE=off.
 // With the change feed (CHANGE_FEED), it also follows every instance's
 // committed writes heard through Postgres.
 import type { Config } from '../config.ts';
@@ -12,8 +12,8 @@ import { throttled } from '../util/throttled.ts';
 export function createResponseCache(config: Config, warn: (message: string, error: unknown) => void, feed?: ChangeListening): ResponseCache | undefined {
   if (!config.cache) return undefined;
   const log = throttled(warn);
-  const store = config.redisUrl
-    ? new RedisStore({ url: config.redisUrl, prefix: config.cachePrefix, timeoutMs: config.redisTimeoutMs, onError: (error) => log('Redis connection problem', error) })
+  const store = config.redis
+    ? new RedisStore({ target: config.redis, prefix: config.cachePrefix, timeoutMs: config.redisTimeoutMs, onError: (error) => log('Redis connection problem', error) })
     : new MemoryStore();
   return new ResponseCache(store, { ttlSeconds: config.cacheTtlSeconds, warn: log, feed });
 }

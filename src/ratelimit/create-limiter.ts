@@ -1,5 +1,5 @@
 // The rate limiter the configuration asks for: in Redis (shared by every
-// instance) when REDIS_URL is set, else in process; none with RATE_LIMIT=off.
+// instance) with REDIS_URL or REDIS_SENTINELS, else in process; none with RATE_LIMIT=off.
 import type { Config } from '../config.ts';
 import { MemoryRateLimiter } from './memory-limiter.ts';
 import type { RateLimiter } from './limiter.ts';
@@ -7,6 +7,6 @@ import { RedisRateLimiter } from './redis-limiter.ts';
 
 export function createRateLimiter(config: Config, onRedisError: (error: Error) => void): RateLimiter | undefined {
   if (!config.rateLimit) return undefined;
-  if (!config.redisUrl) return new MemoryRateLimiter();
-  return new RedisRateLimiter({ url: config.redisUrl, prefix: config.cachePrefix, timeoutMs: config.redisTimeoutMs, onError: onRedisError });
+  if (!config.redis) return new MemoryRateLimiter();
+  return new RedisRateLimiter({ target: config.redis, prefix: config.cachePrefix, timeoutMs: config.redisTimeoutMs, onError: onRedisError });
 }

@@ -37,7 +37,7 @@ describe('response cache generations', () => {
 
     it('an invalidation by another instance during the read keeps the old response out', async () => {
       const prefix = `gen${Date.now()}:`;
-      const make = () => new ResponseCache(new RedisStore({ url: redis.url, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet });
+      const make = () => new ResponseCache(new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet });
       const a = make();
       const b = make();
       try {

@@ -23,7 +23,7 @@ async function ready(store: CacheStore): Promise<CacheStore> {
 
 const stores: [string, () => Promise<CacheStore>][] = [
   ['memory', async () => new MemoryStore(100)],
-  ['redis', async () => ready(new RedisStore({ url: redis!.url, prefix: `t${Math.random().toString(36).slice(2)}:`, timeoutMs: 200 }))],
+  ['redis', async () => ready(new RedisStore({ target: { url: redis!.url }, prefix: `t${Math.random().toString(36).slice(2)}:`, timeoutMs: 200 }))],
 ];
 
 describe.each(stores)('%s store', (kind, make) => {
@@ -75,7 +75,7 @@ describe('memory store', () => {
 
 describe('redis store', () => {
   it('fails fast, without hanging, when Redis is not there', async () => {
-    const store = new RedisStore({ url: 'redis://127.0.0.1:1', prefix: 'x:', timeoutMs: 100 });
+    const store = new RedisStore({ target: { url: 'redis://127.0.0.1:1' }, prefix: 'x:', timeoutMs: 100 });
     try {
       const started = Date.now();
       await expect(store.get('a')).rejects.toThrow();

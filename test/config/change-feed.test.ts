@@ -24,7 +24,7 @@ describe('change feed configuration', () => {
     expect(problems({ CHANGE_FEED: 'yes' })).toEqual(['CHANGE_FEED must be one of auto, on, off (got "yes")']);
     expect(problems({ CHANGE_FEED: 'on', CHANGE_FEED_DATABASE_URL: 'redis://u:secret@x/1' })).toEqual(['CHANGE_FEED_DATABASE_URL must start with postgres:// or postgresql:// (got "redis://...")']);
     expect(problems({ CHANGE_FEED_DATABASE_URL: 'postgres://primary/catalogue' })).toEqual([
-      'CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=auto, with neither REDIS_URL nor WORKERS > 1): set CHANGE_FEED=on or remove it',
+      'CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=auto, with neither REDIS_URL, REDIS_SENTINELS nor WORKERS > 1): set CHANGE_FEED=on or remove it',
     ]);
   });
 });

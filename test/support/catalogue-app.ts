@@ -222,6 +222,8 @@ export interface TestClientOptions {
   nodeEnv?: NodeEnv;
   env?: Record<string, string>;
   apiKey?: boolean;
+  /** Where the key is created, when not through `databaseUrl` (which may be a pooler the key store's connection cannot use). */
+  apiKeyDatabaseUrl?: string;
   logDestination?: LogDestination;
 }
 
@@ -234,7 +236,7 @@ export async function createTestClient(databaseUrl: string, options: TestClientO
   const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: options.nodeEnv ?? 'test', CACHE: 'off', RATE_LIMIT: 'off', ...inherited, ...options.env });
   const server = await buildServer(config, databaseUrl, { logDestination: options.logDestination });
   await server.app.ready();
-  return new TestClient(server, options.apiKey === false ? undefined : await createTestApiKey(databaseUrl));
+  return new TestClient(server, options.apiKey === false ? undefined : await createTestApiKey(options.apiKeyDatabaseUrl ?? databaseUrl));
 }
 
 /**

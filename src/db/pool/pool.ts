@@ -53,6 +53,8 @@ export interface PoolOptions {
   lockTimeoutMs?: number;
   /** PGOPTIONS (config.pgOptions), kept after the API's own session settings. */
   pgOptions?: string;
+  /** Connections go through a transaction-mode pooler (DATABASE_POOLER=transaction): no session state at all. */
+  transactionPooler?: boolean;
 }
 
 /** How much longer than statement_timeout the driver waits for a reply (a server that stopped answering altogether). */
@@ -67,25 +69,45 @@ const QUERY_TIMEOUT_MARGIN_MS = 1_000;
  * they fail (see withClient in reads.ts), and new ones re-prepare statements.
  */
 export function boundedPoolConfig(url: string, options: PoolOptions): pg.PoolConfig {
-  const { connectTimeoutMs, queueTimeoutMs, statementTimeoutMs } = options;
+  const { connectTimeoutMs, queueTimeoutMs, statementTimeoutMs, transactionPooler } = options;
   class BoundedClient extends pg.Client {
     constructor(config?: pg.ClientConfig) {
       super({ ...config, ...(connectTimeoutMs ? { connectionTimeoutMillis: connectTimeoutMs } : {}) });
     }
   }
   return {
-    connectionString: withSessionSettings(url, { lockTimeoutMs: options.lockTimeoutMs, pgOptions: options.pgOptions }),
+    connectionString: withSessionSettings(url, { lockTimeoutMs: options.lockTimeoutMs, pgOptions: options.pgOptions, transactionPooler }),
     max: options.poolSize,
     Client: BoundedClient,
     // A peer that vanished without closing the socket (host down, cable cut) is noticed.
     keepAlive: true,
     ...(queueTimeoutMs ? { connectionTimeoutMillis: queueTimeoutMs } : {}),
-    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS } : {}),
+    // statement_timeout is a startup parameter too, which a transaction pooler refuses (its server connections get it from the role).
+    ...(statementTimeoutMs ? { ...(transactionPooler ? {} : { statement_timeout: statementTimeoutMs }), query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS } : {}),
   };
 }
 
-/** A pg pool whose every statement is recorded by `statements` (the primary's, and each read replica's). */
-export function countedPool(statements: StatementCounter, config: pg.PoolConfig): pg.Pool {
+/**
+ * A statement without its name: Postgres parses and plans it at every
+ * execution instead of once per connection. Behind a transaction-mode pooler
+ * consecutive statements of one client run on whichever server connection is
+ * free, where a statement named on another does not exist (or exists
+ * already), so the catalogue's named statements (queries.ts, the writes')
+ * are sent unnamed there.
+ */
+function unnamed(args: unknown[]): unknown[] {
+  const [config] = args;
+  // Plain query configs only: a Submittable (cursor, pg.Query) is sent as it is.
+  if (config === null || typeof config !== 'object' || !('name' in config) || typeof (config as { submit?: unknown }).submit === 'function') return args;
+  const { name: _name, ...rest } = config as { name?: string };
+  return [rest, ...args.slice(1)];
+}
+
+/**
+ * A pg pool whose every statement is recorded by `statements` (the primary's,
+ * and each read replica's); with `unnamedStatements`, sent unnamed.
+ */
+export function countedPool(statements: StatementCounter, config: pg.PoolConfig, options: { unnamedStatements?: boolean } = {}): pg.Pool {
   const pool = new pg.Pool(config);
   pool.on('connect', (client) => {
     // A connection that drops while checked out (Postgres stopped, network
@@ -96,7 +118,7 @@ export function countedPool(statements: StatementCounter, config: pg.PoolConfig)
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       statements.record();
-      return query(...args);
+      return query(...(options.unnamedStatements ? unnamed(args) : args));
     };
   });
   pool.on('error', () => {}); // a dropped idle connection; the next query reports real problems
@@ -105,7 +127,7 @@ export function countedPool(statements: StatementCounter, config: pg.PoolConfig)
 
 export function connectDatabase(url: string, options: PoolOptions): Database {
   const statements = new StatementCounter();
-  const pool = countedPool(statements, boundedPoolConfig(url, options));
+  const pool = countedPool(statements, boundedPoolConfig(url, options), { unnamedStatements: options.transactionPooler });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma, pool, statements,

@@ -23,6 +23,14 @@ export interface SessionSettings {
   lockTimeoutMs?: number;
   /** The operator's PGOPTIONS (config.ts reads it): a URL's `options` would replace it, so it is merged here. */
   pgOptions?: string;
+  /**
+   * Behind a transaction-mode pooler no settings go in the startup message:
+   * PgBouncer refuses the `options` parameter ("unsupported startup
+   * parameter"), and a server connection is shared by every client anyway.
+   * The timeouts come from the role or database instead (docs/scaling.md);
+   * plan_cache_mode does not matter for the unnamed statements sent there.
+   */
+  transactionPooler?: boolean;
 }
 
 /**
@@ -31,6 +39,7 @@ export interface SessionSettings {
  * after ours, so an operator's own `-c plan_cache_mode=…` still wins.
  */
 export function withSessionSettings(url: string, settings: SessionSettings = {}): string {
+  if (settings.transactionPooler) return url;
   const parsed = new URL(url);
   const own = parsed.searchParams.get('options') ?? settings.pgOptions ?? '';
   const ours = settings.lockTimeoutMs === undefined ? SESSION_OPTIONS : `${SESSION_OPTIONS} -c lock_timeout=${settings.lockTimeoutMs}`;

@@ -81,12 +81,13 @@ migrations and the ETL, which always go straight to the primary (-rw).
 {{- $primary := printf "%s-rw" $c.cluster }}
 - name: DATABASE_URL
   value: {{ include "catalogue-api.cnpgUrl" (dict "root" .root "host" (ternary $primary (default $primary $c.pooler) .forJobs)) | quote }}
-{{- if not .forJobs }}
 {{- if $c.pooler }}
-# LISTEN needs a session: straight to the primary, not through the pooler.
-- name: CHANGE_FEED_DATABASE_URL
+# What needs a session (migrations' advisory lock, the change feed's LISTEN,
+# the sidecar's sync lock): straight to the primary, not through the pooler.
+- name: DATABASE_DIRECT_URL
   value: {{ include "catalogue-api.cnpgUrl" (dict "root" .root "host" $primary) | quote }}
 {{- end }}
+{{- if not .forJobs }}
 {{- $replicas := list }}
 {{- range $c.instanceSerials }}
 {{- $replicas = append $replicas (include "catalogue-api.cnpgUrl" (dict "root" $.root "host" (include "catalogue-api.cnpgInstanceService" (dict "root" $.root "serial" .)))) }}
