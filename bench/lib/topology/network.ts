@@ -218,3 +218,23 @@ export class Network {
 export function inHost(host: Host, command: string, args: string[]): string {
   return execFileSync('ip', ['netns', 'exec', host.netns, command, ...args], { encoding: 'utf8' });
 }
+
+/**
+ * Runs `cleanup` when the process is told to stop (SIGINT, SIGTERM, SIGHUP),
+ * then exits 128 + the signal's number; a second signal while it runs exits at
+ * once. Returns the function that removes the handlers (after a normal end).
+ */
+export function onInterrupt(cleanup: () => Promise<void>, log: (message: string) => void = console.error): () => void {
+  const signals = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
+  let cleaning = false;
+  const handler = (signal: keyof typeof signals) => {
+    if (cleaning) process.exit(128 + signals[signal]);
+    cleaning = true;
+    log(`${signal}: tearing the topology down`);
+    cleanup().catch((error: unknown) => log(`tear-down failed: ${(error as Error).message}`)).finally(() => process.exit(128 + signals[signal]));
+  };
+  for (const signal of Object.keys(signals) as (keyof typeof signals)[]) process.on(signal, handler);
+  return () => {
+    for (const signal of Object.keys(signals) as (keyof typeof signals)[]) process.off(signal, handler);
+  };
+}

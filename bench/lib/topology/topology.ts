@@ -45,8 +45,8 @@ const OCTETS = { lb: 10, api1: 11, api2: 12, api3: 13, 'pg-primary': 21, 'pg-rep
 
 export interface TopologyOptions {
   scale: number;
-  /** Where generated catalogues are kept (reused between runs of the same scale). */
-  dataDir: string;
+  /** Where generated catalogues are kept (reused between runs of the same scale); by default, in the run's temporary directory. */
+  dataDir?: string;
   log: (message: string) => void;
 }
 
@@ -82,7 +82,8 @@ export class Topology {
   private netem = false;
   private readonly log: (message: string) => void;
 
-  private constructor(log: (message: string) => void) {
+  /** Nothing is built yet (but the temporary directory): install an interrupt handler with teardown(), then start(). */
+  constructor(log: (message: string) => void) {
     this.log = log;
   }
 
@@ -106,22 +107,21 @@ export class Topology {
     return this.databaseUrl(this.host('pg-primary'));
   }
 
-  static async build(options: TopologyOptions): Promise<Topology> {
-    const swept = await sweepLeftovers();
-    const sweptCount = swept.namespaces.length + swept.links.length + swept.dirs.length;
-    if (sweptCount > 0) options.log(`swept what an interrupted run left: ${[...swept.namespaces, ...swept.links, ...swept.dirs].join(', ')}`);
-    const topology = new Topology(options.log);
+  /** Sweeps what interrupted runs left, then builds every host; tears down what it built when a step fails. */
+  async start(options: TopologyOptions): Promise<void> {
     try {
-      await topology.start(options);
-      return topology;
+      await this.build(options);
     } catch (error) {
-      await topology.teardown();
+      await this.teardown();
       throw error;
     }
   }
 
-  private async start(options: TopologyOptions): Promise<void> {
+  private async build(options: TopologyOptions): Promise<void> {
     const { log } = options;
+    const swept = await sweepLeftovers();
+    const sweptCount = swept.namespaces.length + swept.links.length + swept.dirs.length;
+    if (sweptCount > 0) log(`swept what an interrupted run left: ${[...swept.namespaces, ...swept.links, ...swept.dirs].join(', ')}`);
     this.network.create();
     for (const [name, octet] of Object.entries(OCTETS)) this.network.addHost(name, octet);
     log(`network: bridge with ${this.network.hosts.size} hosts on ${SUBNET}.0/24, this namespace at ${SUBNET}.1`);
@@ -130,7 +130,7 @@ export class Topology {
     const primaryDir = path.join(this.dir, 'primary');
     const local = await startEmbeddedPostgres({ dir: primaryDir, port: await freePort(), persistent: true });
     try {
-      this.catalogue = await ensureBenchCatalogue(local.url, options.scale, options.dataDir);
+      this.catalogue = await ensureBenchCatalogue(local.url, options.scale, options.dataDir ?? this.dir);
       this.databaseName = new URL(this.catalogue.url).pathname.slice(1);
       this.apiKey = (await createBenchApiKey(this.catalogue.url, 'topology')).secret;
     } finally {
@@ -222,8 +222,15 @@ export class Topology {
     this.relay!.send(`delay ${ms}`);
   }
 
-  /** Stops everything, deletes the namespaces, the bridge and the temporary directory. */
-  async teardown(): Promise<void> {
+  private tearingDown?: Promise<void>;
+
+  /** Stops everything, deletes the namespaces, the bridge and the temporary directory (once, however often it is called). */
+  teardown(): Promise<void> {
+    this.tearingDown ??= this.tearDown();
+    return this.tearingDown;
+  }
+
+  private async tearDown(): Promise<void> {
     const steps: (() => Promise<unknown> | undefined)[] = [
       () => this.nginx?.stop(),
       ...[...this.apis.values()].map((api) => () => api.stop()),
