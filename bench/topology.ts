@@ -1,11 +1,11 @@
-// npm run bench:topology -- [--scale <f>] [--rate <iterations/s>] [--phase <seconds>] [--writers <n>]
+// npm run bench:topology -- [--scale <f>] [--rate <iterations/s>] [--phase <seconds>] [--writes <writes/s>]
 //
 // The multi-host topology of issue 19 on one machine (bench/lib/topology/):
 // nginx, three API hosts, a Postgres primary and a streaming replica, and
 // Redis, each in a network namespace of its own on one bridge. Runs the k6
 // mixed-writes scenario through nginx for the whole timeline, and beside it
-// the read-your-writes check (writes through nginx, each read back at once,
-// twice). Phase by phase, under that load: steady; one API host killed
+// the read-your-writes check (writes through nginx, --writes a second, each
+// read back at once, twice). Phase by phase, under that load: steady; one API host killed
 // (SIGKILL); restarted; another cut off from Redis (packets dropped both
 // ways); reconnected; 50 ms added to everything the replica sends; removed.
 // Prints each phase's throughput, failures, hosts, cache hits, replica reads
@@ -30,6 +30,8 @@ import { Topology } from './lib/topology/topology.ts';
 const SCENARIO = 'mixed-writes';
 /** Load before the first phase: caches and connection pools fill. */
 const WARMUP_SECONDS = 5;
+/** Concurrent write-then-read loops of the read-your-writes check. */
+const WRITE_LOOPS = 4;
 
 runCommand(async () => {
   let values;
@@ -38,7 +40,7 @@ runCommand(async () => {
       scale: { type: 'string', default: '0.01' },
       rate: { type: 'string', default: '100' },
       phase: { type: 'string', default: '15' },
-      writers: { type: 'string', default: '2' },
+      writes: { type: 'string', default: '20' },
     } }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -46,10 +48,10 @@ runCommand(async () => {
   const scale = parseScale(values.scale);
   const rate = Number(values.rate);
   const phaseSeconds = Number(values.phase);
-  const writers = Number(values.writers);
+  const writesPerSecond = Number(values.writes);
   if (!(rate >= 1)) throw new UsageError('--rate must be at least 1 (k6 iterations per second)');
   if (!(phaseSeconds >= 5)) throw new UsageError('--phase must be at least 5 (seconds per phase)');
-  if (!Number.isInteger(writers) || writers < 1) throw new UsageError('--writers must be a whole number of read-your-writes loops, at least 1');
+  if (!(writesPerSecond > 0)) throw new UsageError('--writes must be a positive number of read-your-writes writes per second');
   const unavailable = topologyUnavailable();
   if (unavailable) throw new UsageError(unavailable);
   const config = loadConfig();
@@ -67,7 +69,7 @@ runCommand(async () => {
     await topology.start({ scale, dataDir: config.dataDir, log: console.log });
     const { catalogue } = topology;
     const duration = WARMUP_SECONDS + PHASES.length * phaseSeconds + 2;
-    console.log(`k6 ${SCENARIO} through nginx at ${rate} iterations/s for ${duration} s; ${writers} read-your-writes loops; ${PHASES.length} phases of ${phaseSeconds} s after ${WARMUP_SECONDS} s of warm-up`);
+    console.log(`k6 ${SCENARIO} through nginx at ${rate} iterations/s for ${duration} s; read-your-writes check at ${writesPerSecond} writes/s; ${PHASES.length} phases of ${phaseSeconds} s after ${WARMUP_SECONDS} s of warm-up`);
     const summaryFile = path.join(resultsDir, `${SCENARIO}.json`);
     const child = spawn(k6, ['run', '--quiet', '--no-color', '--no-thresholds', `--summary-export=${summaryFile}`, '--summary-trend-stats=avg,med,p(95),p(99),max',
       path.join(SCENARIO_DIR, `${SCENARIO}.ts`)], {
@@ -78,7 +80,7 @@ runCommand(async () => {
     k6Child = child;
     const k6Exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let writing = true;
-    const readYourWrites = checkReadYourWrites({ url: topology.url, apiKey: topology.apiKey, maxId: catalogue.maxId, loops: writers, running: () => writing });
+    const readYourWrites = checkReadYourWrites({ url: topology.url, apiKey: topology.apiKey, maxId: catalogue.maxId, loops: WRITE_LOOPS, writesPerSecond, running: () => writing });
     await new Promise((r) => setTimeout(r, WARMUP_SECONDS * 1000));
     const windows = await runPhases(topology, phaseSeconds, console.log);
     writing = false;
@@ -96,7 +98,7 @@ runCommand(async () => {
       + `p50 ${measured.p50.toFixed(2)} ms, p95 ${measured.p95.toFixed(2)} ms, p99 ${measured.p99.toFixed(2)} ms`);
     console.log(`read-your-writes: ${checked.writes} writes acknowledged, ${checked.reads} reads after them, ${checked.stale.length} stale, ${checked.failed.length} failed`);
     for (const line of [...checked.stale, ...checked.failed].slice(0, 5)) console.log(`  ${line}`);
-    fs.writeFileSync(path.join(resultsDir, 'result.json'), `${JSON.stringify({ scale, rate, phaseSeconds, writers, stats, k6: { measured, checks }, readYourWrites: checked }, null, 2)}\n`);
+    fs.writeFileSync(path.join(resultsDir, 'result.json'), `${JSON.stringify({ scale, rate, phaseSeconds, writesPerSecond, stats, k6: { measured, checks }, readYourWrites: checked }, null, 2)}\n`);
     fs.copyFileSync(path.join(topology.nginx.dir, 'access.log'), path.join(resultsDir, 'access.log'));
 
     const failedAtNginx = stats.reduce((sum, s) => sum + s.failed, 0);

@@ -26,6 +26,8 @@ export interface ReadYourWritesOptions {
   apiKey: string;
   maxId: number;
   loops: number;
+  /** Writes per second, all loops together, at most (each loop paces itself). */
+  writesPerSecond: number;
   /** Keeps writing while this says true. */
   running: () => boolean;
 }
@@ -46,21 +48,28 @@ export async function checkReadYourWrites(options: ReadYourWritesOptions): Promi
       return undefined;
     }
   };
+  /** One write and the reads after it. */
+  const cycle = async () => {
+    const id = 1 + Math.floor(Math.random() * options.maxId);
+    const update = randomProductUpdate();
+    const written = await request('PUT', id, JSON.stringify(update));
+    if (written?.version === undefined) return;
+    result.writes++;
+    for (let i = 0; i < READS_PER_WRITE; i++) {
+      const read = await request('GET', id);
+      if (!read) continue;
+      result.reads++;
+      if (read.version === undefined || read.version < written.version || (read.version === written.version && read.name !== update.name)) {
+        result.stale.push(`product ${id}: wrote version ${written.version} (${update.name}), then read version ${read.version} (${read.name})`);
+      }
+    }
+  };
+  const intervalMs = (options.loops / options.writesPerSecond) * 1000;
   await Promise.all(Array.from({ length: options.loops }, async () => {
     while (options.running()) {
-      const id = 1 + Math.floor(Math.random() * options.maxId);
-      const update = randomProductUpdate();
-      const written = await request('PUT', id, JSON.stringify(update));
-      if (written?.version === undefined) continue;
-      result.writes++;
-      for (let i = 0; i < READS_PER_WRITE; i++) {
-        const read = await request('GET', id);
-        if (!read) continue;
-        result.reads++;
-        if (read.version === undefined || read.version < written.version || (read.version === written.version && read.name !== update.name)) {
-          result.stale.push(`product ${id}: wrote version ${written.version} (${update.name}), then read version ${read.version} (${read.name})`);
-        }
-      }
+      const began = Date.now();
+      await cycle();
+      await new Promise((r) => setTimeout(r, Math.max(0, began + intervalMs - Date.now())));
     }
   }));
   return result;
