@@ -15,7 +15,6 @@
 // that can delay what the host sends when the kernel has no tc netem.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../../src/db/server/embedded.ts';
 import { createBenchApiKey } from '../api-key.ts';
@@ -23,6 +22,7 @@ import { baseBackup } from '../base-backup.ts';
 import { BenchError } from '../bench-error.ts';
 import { type BenchCatalogue, ensureBenchCatalogue } from '../catalogue.ts';
 import { freePort } from '../free-port.ts';
+import { waitListening } from '../listening.ts';
 import { type RunningNginx, startNginx } from '../nginx.ts';
 import { type ScriptServer, startScriptServer } from '../script-server.ts';
 import { type Placement, type ServerProcess, commandIn, startApi } from '../server-process.ts';
@@ -48,22 +48,6 @@ export interface TopologyOptions {
   /** Where generated catalogues are kept (reused between runs of the same scale); by default, in the run's temporary directory. */
   dataDir?: string;
   log: (message: string) => void;
-}
-
-function listening(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function waitListening(host: string, port: number, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await listening(host, port)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new BenchError(`${what} did not listen on ${host}:${port}`);
 }
 
 export class Topology {
