@@ -27,7 +27,7 @@ import { operationsByName } from '../k6/lib/operation-text.ts';
 import { ADMIN_HEADERS } from './lib/admin-token.ts';
 import { BenchError } from './lib/bench-error.ts';
 import { hitRatio, readCacheCounters } from './lib/cache-counters.ts';
-import { cpuSeconds, totalCpuSeconds } from './lib/cpu.ts';
+import { BackendCpu, cpuSeconds } from './lib/cpu.ts';
 import { freePort } from './lib/free-port.ts';
 import { waitListening } from './lib/listening.ts';
 import { durationSeconds } from './lib/plan.ts';
@@ -128,15 +128,17 @@ runCommand(async () => {
           runWrk('capacity', env, connections, cache === 'cached' ? '6s' : '3s', path.join(dir, `${file}-${cache}-warmup.txt`));
           const samples: Sample[] = [];
           for (let run = 1; run <= runs; run++) {
-            const backends = (await queryOnce<{ pid: number }>(databaseUrl, 'SELECT pid FROM pg_stat_activity WHERE application_name = $1', [application])).map((r) => r.pid);
-            const before = { api: cpuSeconds(apiPid), pg: totalCpuSeconds(backends), redis: cpuSeconds(redisServer.pid!), commands: await redisCommands(), cache: await readCacheCounters(api.url, 1) };
+            const backends = new BackendCpu(async () => (await queryOnce<{ pid: number }>(databaseUrl, 'SELECT pid FROM pg_stat_activity WHERE application_name = $1', [application])).map((r) => r.pid));
+            await backends.start();
+            const before = { api: cpuSeconds(apiPid), redis: cpuSeconds(redisServer.pid!), commands: await redisCommands(), cache: await readCacheCounters(api.url, 1) };
             const measured = runWrk('capacity', env, connections, values.duration, path.join(dir, `${file}-${cache}-${run}.txt`));
-            const after = { api: cpuSeconds(apiPid), pg: totalCpuSeconds(backends), redis: cpuSeconds(redisServer.pid!), commands: await redisCommands(), cache: await readCacheCounters(api.url, 1) };
+            const pgSeconds = await backends.stop();
+            const after = { api: cpuSeconds(apiPid), redis: cpuSeconds(redisServer.pid!), commands: await redisCommands(), cache: await readCacheCounters(api.url, 1) };
             if (measured.errors > 0) throw new BenchError(`${route.name} (${cache}): ${(measured.errors * 100).toFixed(2)}% of requests failed`);
             const n = measured.requests;
             samples.push({
               rps: measured.rps, p99: measured.p99,
-              apiMs: ((after.api - before.api) / n) * 1000, pgMs: ((after.pg - before.pg) / n) * 1000,
+              apiMs: ((after.api - before.api) / n) * 1000, pgMs: (pgSeconds / n) * 1000,
               // Less the first INFO call of the measurement itself (a command counts once it has run).
               redisOps: (after.commands - before.commands - 1) / n, redisUs: ((after.redis - before.redis) / n) * 1e6,
               hitRatio: hitRatio(before.cache, after.cache),
