@@ -34,14 +34,11 @@ import { durationSeconds } from './lib/plan.ts';
 import { PRODUCT_WITH_STYLES_HASH, registerPersistedQuery } from './lib/sample-requests.ts';
 import { startApi } from './lib/server-process.ts';
 import { runWrk } from './lib/wrk.ts';
+import { type Sample, capacityModel, capacityTable } from './lib/capacity-model.ts';
 
 const OPERATIONS = operationsByName(fs.readFileSync(path.resolve(import.meta.dirname, '../k6/operations.graphql'), 'utf8'));
 const REST_LISTING_COUNT = 5;
 const GRAPHQL_LISTING_COUNT = 20;
-/** Deployment rates the model sizes for. */
-const TARGET_RATES = [10_000, 50_000, 100_000];
-/** Busy share of a core a sizing plans for (headroom for bursts and a lost pod). */
-const UTILISATION = 0.6;
 
 interface Route { name: string; method: 'GET' | 'POST'; path: string; body?: string; pageSize?: number }
 
@@ -63,8 +60,6 @@ export const ROUTES: Route[] = [
   { name: 'GraphQL listing', method: 'POST', path: '/graphql', body: graphqlBody('ProductListingPage', { page: '{page}', count: String(GRAPHQL_LISTING_COUNT) }).replace(`"count":"${GRAPHQL_LISTING_COUNT}"`, `"count":${GRAPHQL_LISTING_COUNT}`), pageSize: GRAPHQL_LISTING_COUNT },
   { name: 'APQ GET', method: 'GET', path: apqPath },
 ];
-
-interface Sample { rps: number; p99: number; apiMs: number; pgMs: number; redisOps: number; redisUs: number; hitRatio: number | null }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -167,44 +162,3 @@ runCommand(async () => {
   console.log(`\nfiles in ${dir}`);
 });
 
-type Result = { route: string; cache: 'uncached' | 'cached'; median: Sample };
-
-function markdown(header: string[], rows: string[][]): string {
-  return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
-}
-
-/** Per route and cache state: the measured medians. */
-function capacityTable(results: readonly Result[]): string {
-  return markdown(['route', 'cache', 'req/s (1 API process)', 'API CPU ms/req', 'req/s per API core', 'Postgres CPU ms/req', 'Redis cmds/req', 'Redis CPU µs/req', 'hit ratio', 'p99 ms'],
-    results.map(({ route, cache, median: m }) => [route, cache, m.rps.toFixed(0), m.apiMs.toFixed(3), (1000 / m.apiMs).toFixed(0), m.pgMs.toFixed(3), m.redisOps.toFixed(2), m.redisUs.toFixed(1),
-      m.hitRatio === null ? '-' : `${(m.hitRatio * 100).toFixed(1)}%`, m.p99.toFixed(2)]));
-}
-
-/**
- * For each route, hit ratio and target rate: API cores (one-core pods),
- * Postgres cores for reads (replicas of this machine's cores), Redis
- * commands/s and Redis cores, at UTILISATION of each core. A miss costs the
- * uncached figures plus the cached run's Redis lookups; a hit costs the cached figures.
- */
-function capacityModel(results: readonly Result[], hitRatios: readonly number[]): string {
-  const rows: string[][] = [];
-  for (const route of new Set(results.map((r) => r.route))) {
-    const uncached = results.find((r) => r.route === route && r.cache === 'uncached')?.median;
-    const cached = results.find((r) => r.route === route && r.cache === 'cached')?.median;
-    if (!uncached || !cached) continue;
-    for (const h of hitRatios) {
-      const apiMs = h * cached.apiMs + (1 - h) * uncached.apiMs;
-      const pgMs = h * cached.pgMs + (1 - h) * uncached.pgMs;
-      const redisOps = cached.redisOps;
-      const redisUs = cached.redisUs;
-      for (const rate of TARGET_RATES) {
-        const apiCores = (rate * apiMs) / 1000 / UTILISATION;
-        const pgCores = (rate * pgMs) / 1000 / UTILISATION;
-        const redisCores = (rate * redisUs) / 1e6 / UTILISATION;
-        rows.push([route, `${(h * 100).toFixed(0)}%`, rate.toLocaleString('en-US'), Math.ceil(apiCores).toString(), pgCores.toFixed(1),
-          Math.round(rate * redisOps).toLocaleString('en-US'), redisCores.toFixed(2)]);
-      }
-    }
-  }
-  return markdown(['route', 'hit ratio', 'target req/s', `API pods (1 core, ${UTILISATION * 100}% busy)`, 'Postgres read cores', 'Redis cmds/s', 'Redis cores (one is the most a single Redis uses)'], rows);
-}
