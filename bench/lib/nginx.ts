@@ -11,6 +11,7 @@ import path from 'node:path';
 import { freePort } from './free-port.ts';
 import { BenchError } from './bench-error.ts';
 import { freshGet } from './fresh-get.ts';
+import { type Placement, commandIn } from './server-process.ts';
 
 export const NGINX_CONF = path.resolve(import.meta.dirname, '../../deploy/nginx/nginx.conf');
 const NGINX_BIN = fs.existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
@@ -21,14 +22,15 @@ function replaceOnce(config: string, pattern: RegExp, replacement: string, what:
 }
 
 /**
- * The configuration for a run in `dir` on 127.0.0.1:`port`: upstreams from
- * dir/upstreams.conf, temp files under dir, and an access log of which
- * upstream answered each request (the production file logs nothing).
+ * The configuration for a run in `dir` on `host`:`port`: upstreams from
+ * dir/upstreams.conf, temp files under dir, and an access log of when each
+ * request was answered, how, and by which upstream (the production file logs
+ * nothing).
  */
-export function renderNginxConfig(source: string, dir: string, port: number): string {
+export function renderNginxConfig(source: string, dir: string, port: number, host = '127.0.0.1'): string {
   let config = replaceOnce(source, /include\s+\/etc\/nginx\/upstreams\.conf;/, `include ${dir}/upstreams.conf;`, 'include of /etc/nginx/upstreams.conf');
-  config = replaceOnce(config, /\blisten\s+8080\b/, `listen 127.0.0.1:${port}`, 'listen 8080');
-  config = replaceOnce(config, /\baccess_log\s+off;/, `log_format upstreams '$status|$request_uri|$upstream_addr'; access_log ${dir}/access.log upstreams;`, 'access_log off');
+  config = replaceOnce(config, /\blisten\s+8080\b/, `listen ${host}:${port}`, 'listen 8080');
+  config = replaceOnce(config, /\baccess_log\s+off;/, `log_format upstreams '$msec|$status|$request_method|$upstream_addr|$request_uri'; access_log ${dir}/access.log upstreams;`, 'access_log off');
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((kind) => `${kind}_temp_path ${dir}/${kind}_temp;`).join(' ');
   return replaceOnce(config, /\bhttp\s*\{/, `http {\n  ${temp}`, 'http block');
 }
@@ -39,7 +41,10 @@ export function upstreamsFile(upstreams: readonly string[]): string {
 }
 
 export interface AccessLogEntry {
+  /** When nginx answered, in seconds since the epoch (milliseconds resolution). */
+  time: number;
   status: number;
+  method: string;
   uri: string;
   /** Every upstream tried for the request, in order (more than one after a retry). */
   upstreams: string[];
@@ -75,23 +80,26 @@ export function withPublicLimits(source: string): string {
  * Starts nginx in a temporary prefix in front of `upstreams` (host:port each); resolves once a request through it is answered.
  * `publicLimits`: with the per-address limit_req of a public deployment enabled (withPublicLimits).
  */
-export async function startNginx(upstreams: readonly string[], options: { publicLimits?: boolean } = {}): Promise<RunningNginx> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-nginx-'));
+export async function startNginx(upstreams: readonly string[], options: { publicLimits?: boolean; placement?: Placement; dir?: string } = {}): Promise<RunningNginx> {
+  const dir = fs.mkdtempSync(path.join(options.dir ?? os.tmpdir(), 'catalogue-nginx-'));
   // nginx started as root runs its workers as nobody, who must reach the temp directories.
   fs.chmodSync(dir, 0o755);
-  const port = await freePort();
+  const port = options.placement?.port ?? await freePort();
+  const host = options.placement?.host ?? '127.0.0.1';
   fs.writeFileSync(path.join(dir, 'upstreams.conf'), upstreamsFile(upstreams));
   const source = fs.readFileSync(NGINX_CONF, 'utf8');
-  fs.writeFileSync(path.join(dir, 'nginx.conf'), renderNginxConfig(options.publicLimits ? withPublicLimits(source) : source, dir, port));
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), renderNginxConfig(options.publicLimits ? withPublicLimits(source) : source, dir, port, host));
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
-  const check = spawnSync(NGINX_BIN, [...nginxArgs(dir), '-t'], { encoding: 'utf8' });
+  const [checkCommand, checkArgs] = commandIn(options.placement, [NGINX_BIN, ...nginxArgs(dir), '-t']);
+  const check = spawnSync(checkCommand, checkArgs, { encoding: 'utf8' });
   if (check.status !== 0) {
     remove();
     throw new BenchError(`nginx -t failed: ${check.error?.message ?? check.stderr.trim()}`);
   }
-  const child = spawn(NGINX_BIN, nginxArgs(dir), { stdio: ['ignore', 'ignore', 'inherit'] });
+  const [command, args] = commandIn(options.placement, [NGINX_BIN, ...nginxArgs(dir)]);
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   const nginx: RunningNginx = {
     url,
     dir,
@@ -118,8 +126,12 @@ export async function startNginx(upstreams: readonly string[], options: { public
 function readAccessLog(file: string): AccessLogEntry[] {
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line !== '').map((line) => {
-    const [status, uri, addresses] = line.split('|');
-    return { status: Number(status), uri: uri ?? '', upstreams: (addresses ?? '').split(/,\s*/).filter((a) => a !== '' && a !== '-') };
+    const [time, status, method, addresses, ...uri] = line.split('|');
+    return {
+      time: Number(time), status: Number(status), method: method ?? '', uri: uri.join('|'),
+      // "a, b" after a retry; "a : b" when the request went through an internal redirect.
+      upstreams: (addresses ?? '').split(/\s*[,:]\s+/).filter((a) => a !== '' && a !== '-'),
+    };
   });
 }
 

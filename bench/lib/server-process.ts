@@ -68,6 +68,18 @@ export interface SpawnedServer extends ServerProcess {
   stdout(): string;
 }
 
+/** A server's place on another host of the topology bench (bench/lib/topology/). */
+export interface Placement {
+  netns: string;
+  host: string;
+  port: number;
+}
+
+/** The command that runs `args` (node and its arguments) in `placement`'s namespace, or here. */
+export function commandIn(placement: Placement | undefined, args: string[]): [string, string[]] {
+  return placement ? ['ip', ['netns', 'exec', placement.netns, ...args]] : [args[0]!, args.slice(1)];
+}
+
 /** What a readiness probe found: the server is up, not yet, or another program answers on its port. */
 export type Probe = 'ready' | 'waiting' | 'other';
 
@@ -80,6 +92,8 @@ export interface SpawnOptions {
   timeoutMs: number;
   /** Ports tried when another program answers on the chosen one (default 1). */
   portAttempts?: number;
+  /** Where it runs, when not on a free port of 127.0.0.1 here: a network namespace, its address and a port (npm run bench:topology). */
+  placement?: Placement;
   /** Captured for output() (default: ignored), or shown with ours (stderr's default). */
   stdout?: 'capture' | 'ignore';
   stderr?: 'capture' | 'inherit';
@@ -96,9 +110,10 @@ export interface SpawnOptions {
  */
 export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer> {
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = options.placement?.port ?? await freePort();
     const { script, args = [], env } = options.launch(port);
-    const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {
+    const [command, commandArgs] = commandIn(options.placement, [process.execPath, path.join(ROOT, script), ...args]);
+    const child = spawn(command, commandArgs, {
       stdio: ['ignore', options.stdout === 'capture' ? 'pipe' : 'ignore', options.stderr === 'capture' ? 'pipe' : 'inherit'],
       env: { ...process.env, ...env },
     });
@@ -114,7 +129,7 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
     child.stderr?.on('data', (chunk: string) => { output += chunk; });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     const server: SpawnedServer = {
-      url: `http://127.0.0.1:${port}`, port, child, exited,
+      url: `http://${options.placement?.host ?? '127.0.0.1'}:${port}`, port, child, exited,
       output: () => output,
       stdout: () => stdout,
       running: () => child.exitCode === null && child.signalCode === null,
@@ -142,10 +157,11 @@ async function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promi
 
 type Launch = (port: number) => { script: string; args: string[]; env: Record<string, string> };
 
-async function startProcess(name: string, launch: Launch): Promise<ServerProcess> {
+async function startProcess(name: string, launch: Launch, placement?: Placement): Promise<ServerProcess> {
   const answers = { ours: 'ready', other: 'other', down: 'waiting' } as const;
   return spawnServer({
     launch,
+    placement,
     probe: async (server) => answers[await whoAnswers(server.url, server.child)],
     intervalMs: 200,
     timeoutMs: 60_000,
@@ -162,14 +178,17 @@ export interface ApiOptions {
   redisUrl?: string;
   /** Environment on top of the benchmark's own (e.g. DATABASE_POOL_SIZE). */
   env?: Record<string, string>;
+  /** On a host of the topology bench instead of 127.0.0.1 here. */
+  placement?: Placement;
+  /** The cache's key prefix; by default a fresh one, so a run never starts on another run's entries (API processes that share a cache share one). */
+  cachePrefix?: string;
 }
 
 /** The API in production mode, with the given cache mode and cluster workers. */
 export async function startApi(options: ApiOptions): Promise<ServerProcess> {
   const cacheEnv: Record<string, string> = options.cache === 'off'
     ? { CACHE: 'off' }
-    // A fresh prefix: a run never starts on another run's cached entries.
-    : { CACHE: 'on', REDIS_URL: options.cache === 'redis' ? (options.redisUrl ?? 'redis://127.0.0.1:6379') : '', CACHE_PREFIX: `bench${Date.now()}:` };
+    : { CACHE: 'on', REDIS_URL: options.cache === 'redis' ? (options.redisUrl ?? 'redis://127.0.0.1:6379') : '', CACHE_PREFIX: options.cachePrefix ?? `bench${Date.now()}:` };
   const api = await startProcess(`the API (${options.workers} workers, cache ${options.cache})`, (port) => ({
     script: 'src/main.ts',
     args: [],
@@ -177,7 +196,7 @@ export async function startApi(options: ApiOptions): Promise<ServerProcess> {
       ...options.env,
       DATABASE_URL: options.databaseUrl,
       PORT: String(port),
-      HOST: '127.0.0.1',
+      HOST: options.placement?.host ?? '127.0.0.1',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
       WORKERS: String(options.workers),
@@ -187,7 +206,7 @@ export async function startApi(options: ApiOptions): Promise<ServerProcess> {
       ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
       ...cacheEnv,
     },
-  }));
+  }), options.placement);
   await waitForWorkers(api, options.workers);
   return api;
 }

@@ -3,6 +3,7 @@
 // decimals, string product_id, "default?", skus keyed by sku id, 404 bodies.
 import type { Call, BodyChecks, HeaderChecks } from './calls.ts';
 import { config, requireApiKey } from './config.ts';
+import { ETAG, etagVersion } from './etag.ts';
 import type { ProductUpdate } from './product-update.ts';
 import { ascending, hasExactKeys, isFullPage, isIsoDate, isMoney, isPositiveInteger, isStringOrNull } from './shapes.ts';
 import { REQUESTS } from './targets.ts';
@@ -66,8 +67,6 @@ function detailChecks(id: number): BodyChecks {
   };
 }
 
-/** A product's strong ETag: its version, quoted. */
-const ETAG = /^"(\d+)"$/;
 
 export function product(id: number): Call {
   return {
@@ -76,11 +75,6 @@ export function product(id: number): Call {
   };
 }
 
-/** The version in a product's ETag header (`"123"`), or undefined when there is none. */
-export function etagVersion(etag: string | undefined): number | undefined {
-  const version = ETAG.exec(etag ?? '')?.[1];
-  return version === undefined ? undefined : Number(version);
-}
 
 /**
  * PUT /products/:id renaming the product and replacing its features, with the

@@ -4,11 +4,9 @@
 import { send } from './calls.ts';
 import { type Catalogue, lastPage, randomId, randomPage } from './catalogue.ts';
 import { product, productsPage, related, styles } from './rest.ts';
+import { LISTING_COUNT, PRODUCT_PAGE_SHARE } from './shop-mix.ts';
 import { REQUESTS } from './targets.ts';
 
-/** Share of page views that are product pages; the rest are listing pages. */
-const PRODUCT_PAGE_SHARE = 0.7;
-const LISTING_COUNT = 5;
 
 /** The name tags of the requests a page view sends. */
 export const PAGE_REQUESTS = [REQUESTS.product, REQUESTS.styles, REQUESTS.related, REQUESTS.productsPage(LISTING_COUNT)];

@@ -1,5 +1,5 @@
 // Behind a transaction-mode pooler (docs/scaling.md "Behind a connection
-// pooler"): a real PgBouncer 1.18 (test/support/pgbouncer.ts) in front of a
+// pooler"): a real PgBouncer 1.18 (bench/lib/pgbouncer.ts) in front of a
 // primary and its streaming standby, with two server connections per
 // database, so the API's ten pooled connections share them statement by
 // statement. With DATABASE_POOLER=transaction the API serves reads with the

@@ -1,8 +1,9 @@
-// Runs Postgres on a data directory prepared as a streaming standby (see
-// ./standby.ts), in its own process like ./pg-server.ts: prints one JSON line
-// {"ready": true} when it accepts read-only connections; on SIGTERM (or when
-// the test runner's end of stdin closes) shuts Postgres down fast and exits.
-// Leaves the directory in place, so the standby can be started again.
+// Runs Postgres on a prepared data directory (a streaming standby made by
+// ./base-backup.ts, or a primary initialised elsewhere) in its own process,
+// like test/support/pg-server.ts: prints one JSON line {"ready": true} when it
+// accepts connections (read-only ones, for a standby); on SIGTERM (or when the
+// parent's end of stdin closes) shuts Postgres down fast and exits. Leaves the
+// directory in place, so the server can be started again.
 import { spawn } from 'node:child_process';
 import { postgresBinary, postgresUserIds } from './postgres-binaries.ts';
 
@@ -15,11 +16,11 @@ let log = '';
 server.stderr!.on('data', (chunk: Buffer) => {
   const text = chunk.toString();
   if (log.length < 100_000) log += text;
-  if (text.includes('ready to accept read-only connections')) process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  if (/ready to accept (read-only )?connections/.test(text)) process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 });
 let stopping = false;
 server.once('exit', (code) => {
-  if (!stopping) process.stderr.write(`standby Postgres exited with ${code}:\n${log}`);
+  if (!stopping) process.stderr.write(`Postgres on ${dataDir} exited with ${code}:\n${log}`);
   process.exit(stopping ? 0 : 1);
 });
 const stop = () => {

@@ -1,0 +1,164 @@
+// npm run bench:capacity -- [--database-url <url>] [--duration 10s] [--runs 3] [--connections 8]
+//                           [--hot 1000] [--hit-ratios 0.05,0.5,0.9] [--route <name> ...]
+//
+// The capacity model's inputs (docs/capacity.md), measured: for each route
+// (REST styles, REST detail, REST listing, GraphQL product page, GraphQL
+// listing, APQ GET), uncached (CACHE=off, random ids over the whole
+// catalogue) and cached (Redis cache, random ids of a hot set of --hot
+// products, warmed first), one API process (WORKERS=1) is loaded with wrk
+// (bench/wrk/capacity.lua, --connections busy connections) and the CPU time
+// used meanwhile is read from /proc/<pid>/stat (utime + stime) of the API
+// process, of the Postgres backends serving its pool (found by their
+// application_name), and of the run's own redis-server, with Redis's command
+// count. Per request: API CPU (and so requests/s per API core), Postgres CPU,
+// Redis commands and CPU; medians of --runs runs. Then the deployment each
+// target rate needs at each hit ratio. Only reads: the database is never
+// written (the API migrates at start, which is a no-op on a migrated one).
+// Files in .data/bench/results/<time>-capacity/.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../src/config.ts';
+import { UsageError, runCommand } from '../src/commands/run.ts';
+import { queryOnce } from '../src/db/pool/query-once.ts';
+import { operationsByName } from '../k6/lib/operation-text.ts';
+import { ADMIN_HEADERS } from './lib/admin-token.ts';
+import { BenchError } from './lib/bench-error.ts';
+import { hitRatio, readCacheCounters } from './lib/cache-counters.ts';
+import { BackendCpu, cpuSeconds } from './lib/cpu.ts';
+import { freePort } from './lib/free-port.ts';
+import { waitListening } from './lib/listening.ts';
+import { durationSeconds } from './lib/plan.ts';
+import { PRODUCT_WITH_STYLES_HASH, registerPersistedQuery } from './lib/sample-requests.ts';
+import { startApi } from './lib/server-process.ts';
+import { runWrk } from './lib/wrk.ts';
+import { type Sample, capacityModel, capacityTable } from './lib/capacity-model.ts';
+
+const OPERATIONS = operationsByName(fs.readFileSync(path.resolve(import.meta.dirname, '../k6/operations.graphql'), 'utf8'));
+const REST_LISTING_COUNT = 5;
+const GRAPHQL_LISTING_COUNT = 20;
+
+interface Route { name: string; method: 'GET' | 'POST'; path: string; body?: string; pageSize?: number }
+
+function graphqlBody(operation: string, variables: Record<string, string>): string {
+  const text = OPERATIONS.get(operation);
+  if (!text) throw new BenchError(`no operation ${operation} in k6/operations.graphql`);
+  // Numbers stay placeholders here ("{page}" in quotes); the Lua script fills in the digits.
+  return JSON.stringify({ query: text, variables }).replace(/"\{page\}"/g, '{page}');
+}
+
+const apqPath = `/graphql?operationName=ProductWithStyles&variables=${encodeURIComponent('{"id":"')}{id}${encodeURIComponent('"}')}`
+  + `&extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }))}`;
+
+export const ROUTES: Route[] = [
+  { name: 'REST styles', method: 'GET', path: '/products/{id}/styles' },
+  { name: 'REST detail', method: 'GET', path: '/products/{id}' },
+  { name: 'REST listing', method: 'GET', path: `/products?page={page}&count=${REST_LISTING_COUNT}`, pageSize: REST_LISTING_COUNT },
+  { name: 'GraphQL product page', method: 'POST', path: '/graphql', body: graphqlBody('ProductDetailPage', { id: '{id}' }) },
+  { name: 'GraphQL listing', method: 'POST', path: '/graphql', body: graphqlBody('ProductListingPage', { page: '{page}', count: String(GRAPHQL_LISTING_COUNT) }).replace(`"count":"${GRAPHQL_LISTING_COUNT}"`, `"count":${GRAPHQL_LISTING_COUNT}`), pageSize: GRAPHQL_LISTING_COUNT },
+  { name: 'APQ GET', method: 'GET', path: apqPath },
+];
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+runCommand(async () => {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: {
+      'database-url': { type: 'string', default: 'postgres://postgres:postgres@127.0.0.1:54329/catalogue_bench' },
+      duration: { type: 'string', default: '10s' },
+      runs: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '8' },
+      hot: { type: 'string', default: '1000' },
+      'hit-ratios': { type: 'string', default: '0.05,0.5,0.9' },
+      route: { type: 'string', multiple: true },
+    } }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const seconds = durationSeconds(values.duration);
+  const runs = Number(values.runs);
+  const connections = Number(values.connections);
+  const hot = Number(values.hot);
+  const hitRatios = values['hit-ratios'].split(',').map(Number);
+  if (!(seconds > 0)) throw new UsageError('--duration must be a duration like 10s');
+  if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(connections) || connections < 1 || !Number.isInteger(hot) || hot < 1) throw new UsageError('--runs, --connections and --hot must be positive whole numbers');
+  if (hitRatios.some((h) => !(h >= 0 && h <= 1))) throw new UsageError('--hit-ratios must be numbers from 0 to 1, comma-separated');
+  const routes = values.route ? ROUTES.filter((r) => values.route!.includes(r.name)) : ROUTES;
+  if (routes.length === 0) throw new UsageError(`--route must name one of: ${ROUTES.map((r) => r.name).join(', ')}`);
+  const config = loadConfig();
+  const databaseUrl = values['database-url'];
+  const [{ max: maxId }] = await queryOnce<{ max: number }>(databaseUrl, 'SELECT max(id) AS max FROM products') as [{ max: number }];
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const dir = path.join(config.dataDir, 'bench', 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}-capacity`);
+  fs.mkdirSync(dir, { recursive: true });
+  console.log(`capacity at ${commit}: ${routes.length} routes x uncached/cached, ${runs} runs of ${values.duration} at ${connections} connections each, ${maxId.toLocaleString('en-US')} products (hot set ${hot})`);
+
+  const redisPort = await freePort();
+  const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = new Redis(redisPort, '127.0.0.1', { lazyConnect: true });
+  const results: { route: string; cache: 'uncached' | 'cached'; samples: Sample[]; median: Sample }[] = [];
+  try {
+    await waitListening('127.0.0.1', redisPort, 'redis-server');
+    await redis.connect();
+    const redisCommands = async () => Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1] ?? 0);
+    for (const cache of ['uncached', 'cached'] as const) {
+      const application = `capacity-${process.pid}-${cache}`;
+      const url = new URL(databaseUrl);
+      url.searchParams.set('application_name', application);
+      const api = await startApi({
+        databaseUrl: url.toString(), workers: 1, cache: cache === 'cached' ? 'redis' : 'off', redisUrl: `redis://127.0.0.1:${redisPort}`,
+      });
+      try {
+        const apiPid = (await (await fetch(`${api.url}/healthz`, { headers: ADMIN_HEADERS })).json() as { pid: number }).pid;
+        for (const route of routes) {
+          if (route.name === 'APQ GET') await registerPersistedQuery(api.url);
+          const idMax = cache === 'cached' ? Math.min(hot, maxId) : maxId;
+          const pageMax = Math.max(1, Math.floor(idMax / (route.pageSize ?? 1)));
+          const env = { BASE_URL: api.url, ID_MAX: String(idMax), PAGE_MAX: String(pageMax), CAP_METHOD: route.method, CAP_PATH: route.path, CAP_BODY: route.body ?? '' };
+          const file = route.name.toLowerCase().replace(/\W+/g, '-');
+          // Warm-up: the pool opens its connections, the cached runs fill the hot set.
+          runWrk('capacity', env, connections, cache === 'cached' ? '6s' : '3s', path.join(dir, `${file}-${cache}-warmup.txt`));
+          const samples: Sample[] = [];
+          for (let run = 1; run <= runs; run++) {
+            const backends = new BackendCpu(async () => (await queryOnce<{ pid: number }>(databaseUrl, 'SELECT pid FROM pg_stat_activity WHERE application_name = $1', [application])).map((r) => r.pid));
+            await backends.start();
+            const before = { api: cpuSeconds(apiPid), redis: cpuSeconds(redisServer.pid!), commands: await redisCommands(), cache: await readCacheCounters(api.url, 1) };
+            const measured = runWrk('capacity', env, connections, values.duration, path.join(dir, `${file}-${cache}-${run}.txt`));
+            const pgSeconds = await backends.stop();
+            const after = { api: cpuSeconds(apiPid), redis: cpuSeconds(redisServer.pid!), commands: await redisCommands(), cache: await readCacheCounters(api.url, 1) };
+            if (measured.errors > 0) throw new BenchError(`${route.name} (${cache}): ${(measured.errors * 100).toFixed(2)}% of requests failed`);
+            const n = measured.requests;
+            samples.push({
+              rps: measured.rps, p99: measured.p99,
+              apiMs: ((after.api - before.api) / n) * 1000, pgMs: (pgSeconds / n) * 1000,
+              // Less the first INFO call of the measurement itself (a command counts once it has run).
+              redisOps: (after.commands - before.commands - 1) / n, redisUs: ((after.redis - before.redis) / n) * 1e6,
+              hitRatio: hitRatio(before.cache, after.cache),
+            });
+          }
+          const pick = (key: keyof Sample) => median(samples.map((s) => s[key] ?? 0));
+          const mid: Sample = { rps: pick('rps'), p99: pick('p99'), apiMs: pick('apiMs'), pgMs: pick('pgMs'), redisOps: pick('redisOps'), redisUs: pick('redisUs'), hitRatio: samples[0]!.hitRatio === null ? null : pick('hitRatio') };
+          results.push({ route: route.name, cache, samples, median: mid });
+          console.log(`${route.name}, ${cache}: ${mid.rps.toFixed(0)} req/s, API ${mid.apiMs.toFixed(3)} ms CPU/req (${(1000 / mid.apiMs).toFixed(0)} req/s per core), `
+            + `Postgres ${mid.pgMs.toFixed(3)} ms CPU/req, Redis ${mid.redisOps.toFixed(2)} commands and ${mid.redisUs.toFixed(1)} µs CPU/req, hit ratio ${mid.hitRatio === null ? '-' : `${(mid.hitRatio * 100).toFixed(1)}%`}, p99 ${mid.p99.toFixed(2)} ms`);
+        }
+      } finally {
+        await api.stop();
+      }
+    }
+  } finally {
+    redis.disconnect();
+    redisServer.kill('SIGTERM');
+  }
+
+  const table = capacityTable(results);
+  const model = capacityModel(results, hitRatios);
+  console.log(`\n${table}\n\n${model}`);
+  fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify({ commit, maxId, hot, connections, duration: values.duration, runs, results }, null, 2)}\n`);
+  fs.writeFileSync(path.join(dir, 'capacity.md'), `Measured at ${commit}.\n\n${table}\n\n${model}\n`);
+  console.log(`\nfiles in ${dir}`);
+});
+
