@@ -31,7 +31,8 @@ import { BackendCpu, cpuSeconds } from './lib/cpu.ts';
 import { freePort } from './lib/free-port.ts';
 import { waitListening } from './lib/listening.ts';
 import { durationSeconds } from './lib/plan.ts';
-import { PRODUCT_WITH_STYLES_HASH, registerPersistedQuery } from './lib/sample-requests.ts';
+import { registerPersistedQuery } from './lib/sample-requests.ts';
+import { operationHash } from './lib/graphql-scenarios.ts';
 import { startApi } from './lib/server-process.ts';
 import { runWrk } from './lib/wrk.ts';
 import { type Sample, capacityModel, capacityTable } from './lib/capacity-model.ts';
@@ -50,7 +51,7 @@ function graphqlBody(operation: string, variables: Record<string, string>): stri
 }
 
 const apqPath = `/graphql?operationName=ProductWithStyles&variables=${encodeURIComponent('{"id":"')}{id}${encodeURIComponent('"}')}`
-  + `&extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }))}`;
+  + `&extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: operationHash('ProductWithStyles') } }))}`;
 
 export const ROUTES: Route[] = [
   { name: 'REST styles', method: 'GET', path: '/products/{id}/styles' },
@@ -114,7 +115,7 @@ runCommand(async () => {
       try {
         const apiPid = (await (await fetch(`${api.url}/healthz`, { headers: ADMIN_HEADERS })).json() as { pid: number }).pid;
         for (const route of routes) {
-          if (route.name === 'APQ GET') await registerPersistedQuery(api.url);
+          if (route.name === 'APQ GET') await registerPersistedQuery(api.url, 'ProductWithStyles');
           const idMax = cache === 'cached' ? Math.min(hot, maxId) : maxId;
           const pageMax = Math.max(1, Math.floor(idMax / (route.pageSize ?? 1)));
           const env = { BASE_URL: api.url, ID_MAX: String(idMax), PAGE_MAX: String(pageMax), CAP_METHOD: route.method, CAP_PATH: route.path, CAP_BODY: route.body ?? '' };

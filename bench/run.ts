@@ -25,7 +25,8 @@ import { type Load, type Measurement, loadLabel } from './lib/measurement.ts';
 import { BASELINE_SCRIPT, type BenchPlan, WARMUP_SECONDS, WRITE_SCENARIOS, estimatedSeconds, measuredRuns, parsePlan } from './lib/plan.ts';
 import { BASELINE, type BenchRow, RATIO_NOTE, sortRows, textTable } from './lib/report.ts';
 import { type RunInfo, newResultsDir, saveChart, saveResults } from './lib/results.ts';
-import { PRODUCT_WITH_STYLES_HASH, registerPersistedQuery, sampleStatements } from './lib/sample-requests.ts';
+import { registerPersistedQuery, sampleStatements } from './lib/sample-requests.ts';
+import { GRAPHQL_SCENARIOS } from './lib/graphql-scenarios.ts';
 import { type CacheMode, type ServerProcess, startApi, startBaseline } from './lib/server-process.ts';
 import { runWrk } from './lib/wrk.ts';
 
@@ -61,7 +62,7 @@ runCommand(async () => {
     revokeKey = apiKey?.revoke;
     if (apiKey) console.log(`writes send API key ${apiKey.prefix}… (revoked at the end) and change names and features of random products of the bench catalogue`);
     const baseEnv = {
-      ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(catalogue.products), MAX_VUS: '400', APQ_HASH: PRODUCT_WITH_STYLES_HASH, PROFILE: 'load',
+      ID_MIN: '1', ID_MAX: String(idMax), PRODUCT_COUNT: String(catalogue.products), MAX_VUS: '400', PROFILE: 'load',
       ...(apiKey ? { API_KEY: apiKey.secret } : {}),
     };
 
@@ -77,7 +78,8 @@ runCommand(async () => {
     const measure = async (target: Target) => {
       const name = `${target.scenario}-w${target.workers}${target.cache ? `-${target.cache}` : ''}`;
       const setup = `${target.workers} worker${target.workers === 1 ? '' : 's'}${target.cache ? `, cache ${target.cache}` : ''}`;
-      if (target.scenario === 'graphql-apq') await registerPersistedQuery(target.server.url, target.workers);
+      const graphql = GRAPHQL_SCENARIOS[target.scenario];
+      if (graphql?.transport === 'apq') await registerPersistedQuery(target.server.url, graphql.operationName, target.workers);
       console.log(`${target.scenario} (${setup}): warming up`);
       generate(target, plan.generator === 'k6' ? { rate: 200 } : plan.loads[0]!, `${WARMUP_SECONDS}s`, `${name}-warmup`);
       for (const load of plan.loads) {
@@ -90,7 +92,7 @@ runCommand(async () => {
         const after = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
         rows.push({
           ...measured,
-          sql: measured.sql ?? await sampleStatements(target.script, target.server.url, { idMax, products: catalogue.products, apiKey: apiKey?.secret }),
+          sql: measured.sql ?? await sampleStatements(target.scenario, target.server.url, { idMax, products: catalogue.products, apiKey: apiKey?.secret }),
           scenario: target.scenario, workers: target.workers, cache: target.cache, load,
           hitRatio: before && after ? hitRatio(before, after) : null,
           raw: path.join('raw', `${file}.${'rate' in load ? 'json' : 'txt'}`),
@@ -109,7 +111,7 @@ runCommand(async () => {
       for (const cache of plan.cacheModes) {
         const api = await startApi({ databaseUrl: catalogue.url, workers, cache, redisUrl: config.redis && 'url' in config.redis ? config.redis.url : undefined, env: { DATABASE_POOL_SIZE: String(config.databasePoolSize) } });
         try {
-          for (const scenario of plan.scenarios) await measure({ server: api, scenario, script: scenario, workers, cache });
+          for (const scenario of plan.scenarios) await measure({ server: api, scenario, script: scenarioScript(scenario, plan.generator), workers, cache });
         } finally {
           await api.stop();
         }
@@ -125,6 +127,11 @@ runCommand(async () => {
   console.log(RATIO_NOTE);
   console.log(`\nresults.json, table.md, chart.svg, chart.png and raw generator output in ${resultsDir}`);
 });
+
+/** The script a scenario runs with: k6's own for a GraphQL POST scenario (wrk runs every GraphQL scenario by its transport). */
+function scenarioScript(scenario: string, generator: BenchPlan['generator']): string {
+  return generator === 'k6' ? GRAPHQL_SCENARIOS[scenario]?.k6 ?? scenario : scenario;
+}
 
 function describe(plan: BenchPlan, products: number): string {
   const hot = plan.hot === undefined ? '' : `, hot set of ${plan.hot} ids`;

@@ -4,10 +4,14 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../../src/commands/run.ts';
 import type { Load } from './measurement.ts';
 import { CACHE_MODES, type CacheMode } from './server-process.ts';
+import { GRAPHQL_SCENARIOS } from './graphql-scenarios.ts';
 
-export const SCENARIOS = ['graphql-product-styles', 'rest-styles', 'rest-products-page', 'graphql-apq', 'rest-update-features'];
-/** Scenarios only wrk can run (k6 has its own scripts for the others). */
-export const WRK_ONLY = new Set(['graphql-apq']);
+export const SCENARIOS = [
+  'graphql-product-styles', 'graphql-product-page', 'graphql-product-page-cards', 'rest-styles', 'rest-products-page',
+  'graphql-apq', 'graphql-product-page-apq', 'graphql-product-page-cards-apq', 'rest-update-features',
+];
+/** Scenarios only wrk can run: the hash-only GETs (k6 has its own scripts for the others). */
+export const WRK_ONLY = new Set(Object.entries(GRAPHQL_SCENARIOS).filter(([, s]) => s.transport === 'apq').map(([name]) => name));
 /**
  * Scenarios that write (with the run's API key): they change the bench
  * catalogue, so they run only when named, and after the reads on each server.

@@ -2,29 +2,27 @@
 // query before a hash-only run, and to sample SQL statements per request from
 // the x-sql-statements header when the generator did not record it (wrk, or
 // a k6 scenario without the sql_statements trend).
-import crypto from 'node:crypto';
 import { randomProductUpdate } from '../../k6/lib/product-update.ts';
 import { BenchError } from './bench-error.ts';
 import { freshGet } from './fresh-get.ts';
-
-export const PRODUCT_WITH_STYLES = 'query ProductWithStyles($id: ID!) { product(id: $id) { id name defaultPrice styles { id name originalPrice salePrice isDefault photos { url thumbnailUrl } skus { id size quantity } } } }';
-export const PRODUCT_WITH_STYLES_HASH = crypto.createHash('sha256').update(PRODUCT_WITH_STYLES).digest('hex');
+import { apqUrl, GRAPHQL_SCENARIOS, operationHash, operationText } from './graphql-scenarios.ts';
 
 /**
- * Registers the nested query's text under its hash, so hash-only requests
+ * Registers an operation's text under its hash, so hash-only requests
  * work. Without Redis each cluster worker keeps its own APQ store, so it is
  * registered on fresh connections, several per worker (node:cluster hands
  * connections out round robin), until every worker has it.
  */
-export async function registerPersistedQuery(baseUrl: string, workers = 1): Promise<void> {
+export async function registerPersistedQuery(baseUrl: string, operationName: string, workers = 1): Promise<void> {
   const params = new URLSearchParams({
-    query: PRODUCT_WITH_STYLES,
+    operationName,
+    query: operationText(operationName),
     variables: JSON.stringify({ id: '1' }),
-    extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }),
+    extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: operationHash(operationName) } }),
   });
   for (let i = 0; i < 4 * workers; i++) {
     const response = await freshGet(`${baseUrl}/graphql?${params}`);
-    if (response.status !== 200) throw new Error(`registering the persisted query failed: HTTP ${response.status}`);
+    if (response.status !== 200) throw new Error(`registering the persisted query ${operationName} failed: HTTP ${response.status}`);
   }
 }
 
@@ -51,18 +49,15 @@ async function sampleUpdate(baseUrl: string, id: string, apiKey: string | undefi
 /** One request of `scenario` for a random product id up to idMax (a random page for listings). */
 function sampleRequest(scenario: string, baseUrl: string, { idMax, products, apiKey }: SampleTarget): Promise<Response> {
   const id = String(1 + Math.floor(Math.random() * idMax));
+  const graphql = GRAPHQL_SCENARIOS[scenario];
+  if (graphql?.transport === 'apq') return fetch(apqUrl(baseUrl, graphql.operationName, id));
+  if (graphql) {
+    return fetch(`${baseUrl}/graphql`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ operationName: graphql.operationName, query: operationText(graphql.operationName), variables: { id } }),
+    });
+  }
   switch (scenario) {
-    case 'graphql-apq': {
-      // The same GET the wrk script sends (same cache key).
-      const params = new URLSearchParams({
-        operationName: 'ProductWithStyles',
-        variables: JSON.stringify({ id }),
-        extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: PRODUCT_WITH_STYLES_HASH } }),
-      });
-      return fetch(`${baseUrl}/graphql?${params}`);
-    }
-    case 'graphql-product-styles':
-      return fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: PRODUCT_WITH_STYLES, variables: { id } }) });
     case 'rest-products-page':
       return fetch(`${baseUrl}/products?page=${1 + Math.floor(Math.random() * Math.ceil(products / 5))}&count=5`);
     case 'rest-update-features':

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../src/commands/run.ts';
 import type { Measurement } from './measurement.ts';
+import { GRAPHQL_SCENARIOS, graphqlEnv } from './graphql-scenarios.ts';
 
 const WRK_DIR = path.resolve(import.meta.dirname, '../wrk');
 
@@ -14,6 +15,8 @@ interface WrkReport {
   requests: number;
   duration_us: number;
   errors: { connect: number; read: number; write: number; status: number; timeout: number };
+  /** Response bodies a scenario's checks looked at, and refused (bench/wrk/graphql-check.lua). */
+  bodies: { checked: number; bad: number };
   latency_us: { p50: number; p95: number; p99: number; mean: number; max: number };
 }
 
@@ -28,7 +31,11 @@ function wrkDuration(duration: string): string {
  */
 export function runWrk(scenario: string, env: Record<string, string>, connections: number, duration: string, outputFile: string): Measurement {
   const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-wrk-')), `${scenario}.lua`);
-  fs.writeFileSync(script, `${fs.readFileSync(path.join(WRK_DIR, `${scenario}.lua`), 'utf8')}\n${fs.readFileSync(path.join(WRK_DIR, 'report.lua'), 'utf8')}`);
+  const graphql = GRAPHQL_SCENARIOS[scenario];
+  // A GraphQL scenario runs its transport's script on its operation, with its body checks.
+  const parts = graphql ? [`graphql-${graphql.transport}.lua`, 'graphql-check.lua'] : [`${scenario}.lua`];
+  fs.writeFileSync(script, [...parts, 'report.lua'].map((file) => fs.readFileSync(path.join(WRK_DIR, file), 'utf8')).join('\n'));
+  if (graphql) env = { ...env, ...graphqlEnv(graphql) };
   try {
     const result = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${wrkDuration(duration)}`, '-s', script, env.BASE_URL as string], {
       encoding: 'utf8', env: { ...process.env, ...env },
@@ -46,7 +53,8 @@ export function wrkMeasurement(output: string): Measurement {
   const line = /^WRK_REPORT (.*)$/m.exec(output)?.[1];
   if (!line) throw new Error('wrk printed no report line (bench/wrk/report.lua)');
   const report = JSON.parse(line) as WrkReport;
-  const failures = Object.values(report.errors).reduce((sum, n) => sum + n, 0);
+  // A refused body counts as a failed request, like a non-2xx answer.
+  const failures = Object.values(report.errors).reduce((sum, n) => sum + n, 0) + (report.bodies?.bad ?? 0);
   return {
     requests: report.requests,
     rps: report.duration_us > 0 ? report.requests / (report.duration_us / 1e6) : 0,

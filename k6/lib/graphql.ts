@@ -2,7 +2,8 @@
 // their data. The scripts send the text of that file (read once per VU at init),
 // so what is load-tested is what codegen types.
 import type {
-  ListingWithNestedPagesQuery, ProductCardFragment, ProductDetailPageQuery, ProductListingPageQuery, ProductWithStylesQuery, StyleWithStockFragment,
+  ListingWithNestedPagesQuery, ProductCardFragment, ProductDetailPageQuery, ProductListingPageQuery, ProductPageWithRelatedIdsQuery, ProductWithStylesQuery,
+  StyleWithStockFragment,
 } from '../../src/generated/graphql/operations/graphql.ts';
 import type { BodyChecks, Call } from './calls.ts';
 import { config } from './config.ts';
@@ -79,5 +80,13 @@ export function listingWithNestedPages(page: number, count: number, lastPage: nu
     'pages of styles and related products, no longer than asked, styles in id order': (d) => products(d).every((p) =>
       p.styles.length <= NESTED_PAGE_SIZES.styles && ascending(p.styles.map((s) => s.id)) && p.styles.every((s) => isMoney(s.originalPrice))
       && p.related.length <= NESTED_PAGE_SIZES.related && p.related.every((r) => isMoney(r.defaultPrice))),
+  });
+}
+
+export function productPageWithRelatedIds(id: number): Call {
+  return operation('ProductPageWithRelatedIds', { id: String(id) }, {
+    'the product asked for (or null), features, styles': (d) => productOrNull(id, (d as ProductPageWithRelatedIdsQuery).product, (p) =>
+      isMoney(p.defaultPrice) && p.features.every((f) => typeof f.feature === 'string') && p.styles.every(isStyle)),
+    'related ids are ids': (d) => ((d as ProductPageWithRelatedIdsQuery).product?.relatedIds ?? []).every((r) => /^\d+$/.test(r)),
   });
 }
