@@ -84,35 +84,24 @@ export async function readHeader(file: string): Promise<string | undefined> {
 }
 
 /**
- * Yields the data lines of `file` (after the header) in batches, parsed.
- * `onBytes` reports progress in bytes read.
+ * Parses `text`, whole lines of a file whose first is physical line
+ * `firstLine`, in batches. `unterminatedTail`: the text is the end of the
+ * file and does not end with a newline, so its last line is flagged.
  */
-export async function* readCsvLines(file: string, onBytes: (bytes: number) => void = () => {}): AsyncGenerator<ParsedLine[]> {
-  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 256 * 1024 });
-  let carry = '';
-  let lineNumber = 0;
-  let bytes = 0;
+export function* parseLines(text: string, firstLine: number, unterminatedTail: boolean): Generator<ParsedLine[]> {
+  let lineNumber = firstLine;
   let batch: PendingLine[] = [];
-  const take = (text: string, last: boolean): void => {
-    lineNumber++;
-    if (lineNumber === 1) return; // header, checked separately
-    const raw = text.endsWith('\r') ? text.slice(0, -1) : text;
+  const take = (line: string, last: boolean): void => {
+    const raw = line.endsWith('\r') ? line.slice(0, -1) : line;
     const repairedQuote = countQuotes(raw) % 2 === 1;
-    batch.push({ line: lineNumber, raw, text: repairedQuote ? `${raw}"` : raw, repairedQuote, unterminatedLast: last });
+    batch.push({ line: lineNumber++, raw, text: repairedQuote ? `${raw}"` : raw, repairedQuote, unterminatedLast: last });
   };
-  for await (const chunk of stream as AsyncIterable<string>) {
-    bytes += Buffer.byteLength(chunk);
-    let text = carry + chunk;
-    if (lineNumber === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      take(text.slice(start, end), false);
-      start = end + 1;
-      if (batch.length >= BATCH_LINES) { yield parseBatch(batch); batch = []; }
-    }
-    carry = text.slice(start);
-    onBytes(bytes);
+  let start = 0;
+  for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+    take(text.slice(start, end), false);
+    start = end + 1;
+    if (batch.length >= BATCH_LINES) { yield parseBatch(batch); batch = []; }
   }
-  if (carry.length > 0) take(carry, true);
+  if (start < text.length) take(text.slice(start), unterminatedTail);
   if (batch.length > 0) yield parseBatch(batch);
 }
