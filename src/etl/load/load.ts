@@ -151,6 +151,9 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
   let swapped = false;
   try {
 
+    // A run still 'running' while this one holds the lock was killed mid-load
+    // (its staging schema is dropped below; the catalogue it meant to replace is intact).
+    await control.query(`UPDATE load_runs SET status = 'failed', finished_at = now(), summary = '{"error": "interrupted: the loader stopped before the swap"}' WHERE status = 'running'`);
     const { rows: [existing] } = await control.query<{ n: string }>('SELECT count(*) AS n FROM products');
     const existingProducts = Number(existing?.n ?? 0);
     if (existingProducts > 0 && !options.replace) {
