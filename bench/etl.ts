@@ -85,7 +85,7 @@ async function bareCopy(databaseUrl: string, cleanDir: string, baseline: Baselin
       let builds: string[];
       try {
         const definitions = await liveDefinitions(control, 'bench_bare', TABLES.map((t) => t.table));
-        builds = [...definitions.keys, ...definitions.indexes];
+        builds = [...definitions.keys, ...definitions.indexes].map((b) => b.sql);
       } finally {
         control.release();
       }

@@ -17,12 +17,18 @@ export const STAGED_TABLES: readonly string[] = [...CATALOG_TABLES, ...READ_MODE
  */
 export const BUILD_SETTINGS = `SET maintenance_work_mem = '256MB'; SET max_parallel_maintenance_workers = 0`;
 
+export interface Build {
+  /** The table, without its schema. */
+  table: string;
+  sql: string;
+}
+
 export interface Definitions {
   /** Primary keys and unique constraints (they build an index each). */
-  keys: string[];
+  keys: Build[];
   /** Every other index. */
-  indexes: string[];
-  foreignKeys: { table: string; name: string; definition: string }[];
+  indexes: Build[];
+  foreignKeys: { table: string; name: string; definition: string; sql: string }[];
   /** Triggers (the read model's upkeep). */
   triggers: string[];
 }
@@ -35,8 +41,8 @@ export async function liveDefinitions(client: pg.ClientBase, schema: string, tab
     FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
     WHERE n.nspname = 'public' AND t.relname = ANY($1) AND c.contype IN ('p', 'u', 'f')
     ORDER BY c.conname`, [tables]);
-  const indexes = await client.query<{ definition: string }>(`
-    SELECT pg_get_indexdef(i.indexrelid) AS definition
+  const indexes = await client.query<{ table: string; definition: string }>(`
+    SELECT t.relname AS table, pg_get_indexdef(i.indexrelid) AS definition
     FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
     WHERE n.nspname = 'public' AND t.relname = ANY($1)
       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
@@ -50,9 +56,13 @@ export async function liveDefinitions(client: pg.ClientBase, schema: string, tab
   // foreign key's REFERENCES is left unqualified and resolved by the caller's search_path.
   const onSchema = (definition: string) => definition.replace(/ ON public\./, ` ON ${schema}.`);
   return {
-    keys: constraints.rows.filter((c) => c.type !== 'f').map((c) => `ALTER TABLE ${schema}.${c.table} ADD CONSTRAINT ${c.name} ${c.definition}`),
-    indexes: indexes.rows.map((i) => onSchema(i.definition)),
-    foreignKeys: constraints.rows.filter((c) => c.type === 'f').map((c) => ({ table: `${schema}.${c.table}`, name: c.name, definition: c.definition })),
+    keys: constraints.rows.filter((c) => c.type !== 'f').map((c) => ({ table: c.table, sql: `ALTER TABLE ${schema}.${c.table} ADD CONSTRAINT ${c.name} ${c.definition}` })),
+    indexes: indexes.rows.map((i) => ({ table: i.table, sql: onSchema(i.definition) })),
+    foreignKeys: constraints.rows.filter((c) => c.type === 'f').map((c) => ({
+      table: c.table, name: c.name, definition: c.definition,
+      // Added NOT VALID (instant), validated later with one join instead of row by row.
+      sql: `ALTER TABLE ${schema}.${c.table} ADD CONSTRAINT ${c.name} ${c.definition} NOT VALID`,
+    })),
     triggers: triggers.rows.map((t) => onSchema(t.definition)),
   };
 }

@@ -33,9 +33,9 @@ export interface RejectSink {
 }
 
 /** Bytes of file per parse task: big enough to amortise a message, small enough to keep memory flat. */
-const CHUNK_BYTES = 4 * 1024 * 1024;
+const CHUNK_BYTES = 256 * 1024;
 /** Chunks of one file parsed ahead of the one being copied. */
-const WINDOW = 4;
+const WINDOW = 3;
 
 /** The lines of [start, end) of a file (a rare path: the raw text of a duplicate). */
 function readLines(file: string, start: number, end: number): string[] {

@@ -19,8 +19,8 @@ import { TABLES, TABLE_BY_FILE, type LoadedIds, type Table } from './tables.ts';
 
 export { LoadError } from './file-loader.ts';
 
-/** Products per call when building style documents: big enough to amortise, small enough to spread over connections. */
-const DOCUMENT_CHUNK = 20_000;
+/** Slices of the product ids the style documents are built in, two at a time. */
+const DOCUMENT_SLICES = 8;
 // Files that only depend on already-loaded parents run side by side.
 const PHASES = [['product'], ['styles', 'features', 'related'], ['skus', 'photos']] as const;
 /** COPY connections per file: Postgres parses and writes one file's rows on all of them at once. */
@@ -72,6 +72,26 @@ async function checkFiles(dir: string): Promise<void> {
     if (header === undefined) throw new LoadError(`${spec.fileName} is empty (expected the header "${spec.header}")`);
     if (header !== spec.header) throw new LoadError(`${spec.fileName}: wrong header "${header.slice(0, 200)}"; expected "${spec.header}"`);
   }
+}
+
+/** The style documents of the products with from < id <= to, from the staging tables. */
+function documentsSql(from: number, to: number): string {
+  const s = STAGING_SCHEMA;
+  const styleIds = (f: string) => `(SELECT ${f}(id) FROM ${s}.styles WHERE product_id > ${from} AND product_id <= ${to})`;
+  return `SET work_mem = '64MB';
+    INSERT INTO ${s}.product_style_documents (product_id, styles)
+    SELECT st.product_id, json_agg(json_build_object(
+        'id', st.id, 'productId', st.product_id, 'name', st.name,
+        'salePrice', st.sale_price::text, 'originalPrice', st.original_price::text, 'isDefault', st.is_default,
+        'photos', coalesce(ph.photos, '[]'::json), 'skus', coalesce(k.skus, '[]'::json)
+      ) ORDER BY st.id)
+    FROM ${s}.styles st
+    LEFT JOIN (SELECT style_id, json_agg(json_build_object('url', url, 'thumbnailUrl', thumbnail_url) ORDER BY id) AS photos
+               FROM ${s}.photos WHERE style_id BETWEEN ${styleIds('min')} AND ${styleIds('max')} GROUP BY style_id) ph ON ph.style_id = st.id
+    LEFT JOIN (SELECT style_id, json_agg(json_build_object('id', id, 'size', size, 'quantity', quantity) ORDER BY id) AS skus
+               FROM ${s}.skus WHERE style_id BETWEEN ${styleIds('min')} AND ${styleIds('max')} GROUP BY style_id) k ON k.style_id = st.id
+    WHERE st.product_id > ${from} AND st.product_id <= ${to}
+    GROUP BY st.product_id`;
 }
 
 async function runPool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
@@ -205,37 +225,47 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     }
     const filesDone = performance.now();
 
-    // 2. Keys, then indexes and foreign keys (added NOT VALID, then validated,
-    //    so validations of different tables do not block each other).
+    // 2. The catalogue's keys, then its indexes and foreign keys (added NOT
+    //    VALID, then validated: one join each, and validations of different
+    //    tables do not block each other).
     const ddl = (sql: string) => async () => { const c = await pool.connect(); try { await c.query(sql); } finally { c.release(); } };
-    log('building primary keys, indexes and foreign keys');
     const build = (sql: string) => ddl(`${BUILD_SETTINGS}; ${sql}`);
-    await runPool(definitions.keys.map(build), 2);
-    for (const fk of definitions.foreignKeys) {
-      await control.query(`SET search_path = ${STAGING_SCHEMA}; ALTER TABLE ${fk.table} ADD CONSTRAINT ${fk.name} ${fk.definition} NOT VALID`);
-    }
+    const catalogue = (b: { table: string }) => (CATALOG_TABLES as readonly string[]).includes(b.table);
+    const readModel = (b: { table: string }) => !catalogue(b);
+    log('building primary keys, indexes and foreign keys');
+    await runPool(definitions.keys.filter(catalogue).map((b) => build(b.sql)), 2);
+    await control.query(`SET search_path = ${STAGING_SCHEMA}, public`);
+    for (const fk of definitions.foreignKeys.filter(catalogue)) await control.query(fk.sql);
     await runPool([
-      ...definitions.indexes.map(build),
-      ...definitions.foreignKeys.map((fk) => ddl(`ALTER TABLE ${fk.table} VALIDATE CONSTRAINT ${fk.name}`)),
+      ...definitions.indexes.filter(catalogue).map((b) => build(b.sql)),
+      ...definitions.foreignKeys.filter(catalogue).map((fk) => ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)),
     ], 2);
-    await control.query('SET search_path = public');
     const constraintsDone = performance.now();
 
     log('analysing');
     await runPool(CATALOG_TABLES.map((t) => ddl(`ANALYZE ${STAGING_SCHEMA}.${t}`)), 2);
     const analyzeDone = performance.now();
 
-    // The read model, built by the function its triggers use, run against the
-    // staging tables (it names its tables without a schema; SET LOCAL lasts
-    // for this one implicit transaction). Then the triggers that keep it in
-    // sync from the swap on.
+    // The read model, set-based: per slice of products, their photos and skus
+    // aggregated per style (an index range scan each), joined to the styles,
+    // aggregated per product; slices run two at a time. The JSON is exactly
+    // what refresh_product_style_documents (the triggers' function) makes:
+    // test/etl/load.test.ts compares them byte for byte. Then the read
+    // model's own keys (one index build and one join instead of a check per
+    // row) and the triggers that keep it in sync from the swap on.
     log('building style documents');
     const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
-    const chunks: (() => Promise<void>)[] = [];
-    for (let from = 0; from < (range?.max ?? 0); from += DOCUMENT_CHUNK) {
-      chunks.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_style_documents(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + DOCUMENT_CHUNK}))`));
-    }
-    await runPool(chunks, 2);
+    const slice = Math.ceil((range?.max ?? 0) / DOCUMENT_SLICES) || 1;
+    const slices: (() => Promise<void>)[] = [];
+    for (let from = 0; from < (range?.max ?? 0); from += slice) slices.push(ddl(documentsSql(from, from + slice)));
+    await runPool(slices, 2);
+    await runPool(definitions.keys.filter(readModel).map((b) => build(b.sql)), 2);
+    for (const fk of definitions.foreignKeys.filter(readModel)) await control.query(fk.sql);
+    await runPool([
+      ...definitions.indexes.filter(readModel).map((b) => build(b.sql)),
+      ...definitions.foreignKeys.filter(readModel).map((fk) => ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)),
+    ], 2);
+    await control.query('SET search_path = public');
     await runPool([...definitions.triggers, ...READ_MODEL_TABLES.map((t) => `ANALYZE ${STAGING_SCHEMA}.${t}`)].map(ddl), 1);
     const documentsDone = performance.now();
 

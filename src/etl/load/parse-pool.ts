@@ -10,7 +10,7 @@ interface Job { task: ChunkTask; resolve: (result: ChunkResult) => void; reject:
 
 // A worker holds one chunk's text, its parsed rows and their COPY text: well
 // under this (the loader's memory bound is the sum of these caps and the main heap).
-const WORKER_HEAP_MB = 96;
+const WORKER_HEAP_MB = 48;
 
 export class ParsePool {
   private readonly idle: Worker[] = [];

@@ -54,9 +54,10 @@ function parseAlone(pending: PendingLine): ParsedLine {
   }
 }
 
-function parseBatch(batch: PendingLine[]): ParsedLine[] {
+/** `joined`: the batch's lines as they stand in the file, when none needed changing (saves a join). */
+function parseBatch(batch: PendingLine[], joined?: string): ParsedLine[] {
   try {
-    const records = parse(batch.map((p) => p.text).join('\n'));
+    const records = parse(joined ?? batch.map((p) => p.text).join('\n'));
     // Each record consumes at least one line, so equal counts mean one record per line.
     if (records.length === batch.length) {
       return batch.map((p, i) => ({ line: p.line, raw: p.raw, fields: records[i], repairedQuote: p.repairedQuote, unterminatedLast: p.unterminatedLast }));
@@ -91,17 +92,26 @@ export async function readHeader(file: string): Promise<string | undefined> {
 export function* parseLines(text: string, firstLine: number, unterminatedTail: boolean): Generator<ParsedLine[]> {
   let lineNumber = firstLine;
   let batch: PendingLine[] = [];
+  let batchStart = 0;
+  let changed = false; // a line of the batch differs from its text in the file
   const take = (line: string, last: boolean): void => {
     const raw = line.endsWith('\r') ? line.slice(0, -1) : line;
     const repairedQuote = countQuotes(raw) % 2 === 1;
+    if (repairedQuote || raw.length !== line.length) changed = true;
     batch.push({ line: lineNumber++, raw, text: repairedQuote ? `${raw}"` : raw, repairedQuote, unterminatedLast: last });
+  };
+  const flush = (end: number): ParsedLine[] => {
+    const parsed = parseBatch(batch, changed ? undefined : text.slice(batchStart, end));
+    batch = [];
+    changed = false;
+    return parsed;
   };
   let start = 0;
   for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
     take(text.slice(start, end), false);
     start = end + 1;
-    if (batch.length >= BATCH_LINES) { yield parseBatch(batch); batch = []; }
+    if (batch.length >= BATCH_LINES) { yield flush(end); batchStart = start; }
   }
   if (start < text.length) take(text.slice(start), unterminatedTail);
-  if (batch.length > 0) yield parseBatch(batch);
+  if (batch.length > 0) yield flush(start < text.length ? text.length : start - 1);
 }
