@@ -8,9 +8,10 @@ import type { LoadedIds } from './tables.ts';
 
 interface Job { task: ChunkTask; resolve: (result: ChunkResult) => void; reject: (error: Error) => void }
 
-// A worker holds one chunk's text, its parsed rows and their COPY text: well
-// under this (the loader's memory bound is the sum of these caps and the main heap).
-const WORKER_HEAP_MB = 48;
+// A worker holds one 256 KB chunk's text, its parsed rows and their COPY text:
+// well under this. These caps and the main heap's (64 MB, package.json) keep
+// the whole process under 300 MB resident.
+const WORKER_HEAP_MB = 32;
 
 export class ParsePool {
   private readonly idle: Worker[] = [];
@@ -23,7 +24,7 @@ export class ParsePool {
   constructor(size = Math.min(os.availableParallelism(), 4)) {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(new URL('./parse-worker.ts', import.meta.url), {
-        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 },
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 8 },
       });
       worker.on('message', (reply: WorkerReply) => {
         const job = this.running.get(worker);
