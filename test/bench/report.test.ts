@@ -72,6 +72,11 @@ describe('generator outputs', () => {
     expect(measured.sql).toBeNull();
   });
 
+  it('wrk: a body the scenario\'s checks refused counts as a failed request', () => {
+    const output = 'WRK_REPORT {"requests":1000,"duration_us":1000000,"errors":{"connect":0,"read":0,"write":0,"status":0,"timeout":0},"bodies":{"checked":100,"bad":2},"latency_us":{"p50":820,"p95":2400,"p99":5100,"mean":950.5,"max":30000}}\n';
+    expect(wrkMeasurement(output).errors).toBeCloseTo(2 / 1000);
+  });
+
   it('wrk: output without the report line is an error, not zeros', () => {
     expect(() => wrkMeasurement('Requests/sec: 100\n')).toThrow(/report line/);
   });
