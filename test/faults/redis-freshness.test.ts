@@ -28,6 +28,7 @@ import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts'
 import { ADMIN_HEADERS, startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
+import { decodeStored } from '../../src/cache/response-cache.ts';
 
 /** The guarantee under test: from this long after a write is acknowledged, no read through B is stale. */
 const FRESH_WITHIN_MS = 1_000;
@@ -123,7 +124,8 @@ describe.skipIf(!redisAvailable())('freshness under Redis faults, two server pro
   /** The REST entry B would serve for the product, straight from a Redis server: its name, or undefined when there is none. */
   async function storedName(redis: Redis, id: number): Promise<string | undefined> {
     const raw = await redis.get(`${prefix}r:rest:/products/${id}`);
-    return raw === null ? undefined : (JSON.parse(JSON.parse(raw).body) as { name: string }).name;
+    const stored = raw === null ? undefined : decodeStored(raw);
+    return stored === undefined ? undefined : (JSON.parse(stored.body) as { name: string }).name;
   }
 
   async function put(id: number, name: string): Promise<number> {
