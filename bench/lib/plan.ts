@@ -5,10 +5,15 @@ import { UsageError } from '../../src/commands/run.ts';
 import type { Load } from './measurement.ts';
 import { CACHE_MODES, type CacheMode } from './server-process.ts';
 import { GRAPHQL_SCENARIOS } from './graphql-scenarios.ts';
+import { BROWSE_SCENARIOS } from './browse-requests.ts';
+
+/** The browse scenarios' requests: each its own file, one script (bench/wrk/graphql-browse.lua, k6/scenarios/graphql-browse.ts). */
+export const BROWSE_SCRIPT = 'graphql-browse';
+export const scriptOf = (scenario: string) => ((BROWSE_SCENARIOS as readonly string[]).includes(scenario) ? BROWSE_SCRIPT : scenario);
 
 export const SCENARIOS = [
   'graphql-product-styles', 'graphql-product-page', 'graphql-product-page-cards', 'rest-styles', 'rest-products-page',
-  'graphql-apq', 'graphql-product-page-apq', 'graphql-product-page-cards-apq', 'rest-update-features',
+  'graphql-apq', 'graphql-product-page-apq', 'graphql-product-page-cards-apq', 'rest-update-features', ...BROWSE_SCENARIOS,
 ];
 /** Scenarios only wrk can run: the hash-only GETs (k6 has its own scripts for the others). */
 export const WRK_ONLY = new Set(Object.entries(GRAPHQL_SCENARIOS).filter(([, s]) => s.transport === 'apq').map(([name]) => name));

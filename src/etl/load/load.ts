@@ -20,7 +20,7 @@ export { LoadError } from './file-loader.ts';
 /** Live tables, parents before children. */
 const CATALOG_TABLES: Table[] = ['products', 'features', 'styles', 'photos', 'skus', 'related'];
 /** Tables derived from the catalogue (no file, no id sequence), rebuilt and swapped in with it. */
-const READ_MODEL_TABLES = ['product_style_documents'];
+const READ_MODEL_TABLES = ['product_style_documents', 'product_browse', 'browse_facet_cells', 'browse_size_cells', 'search_lexemes'];
 const STAGED_TABLES = [...CATALOG_TABLES, ...READ_MODEL_TABLES];
 /** Products per call when building style documents: big enough to amortise, small enough to spread over connections. */
 const DOCUMENT_CHUNK = 20_000;
@@ -128,6 +128,8 @@ class RejectsWriter implements RejectSink {
 interface LiveDefinitions {
   primaryKeys: string[];
   indexes: string[];
+  /** Indexes of the read model tables: built after their rows (one bulk build each, not row by row). */
+  readModelIndexes: string[];
   foreignKeys: { table: string; name: string; definition: string }[];
   /** Triggers (the read model's upkeep), created on the staging tables before the swap. */
   triggers: string[];
@@ -141,12 +143,12 @@ async function liveDefinitions(client: pg.PoolClient): Promise<LiveDefinitions> 
     FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
     WHERE n.nspname = 'public' AND t.relname = ANY($1) AND c.contype IN ('p', 'u', 'f')
     ORDER BY c.conname`, [STAGED_TABLES]);
-  const indexes = await client.query<{ definition: string }>(`
-    SELECT pg_get_indexdef(i.indexrelid) AS definition
+  const indexes = await client.query<{ definition: string; readModel: boolean }>(`
+    SELECT pg_get_indexdef(i.indexrelid) AS definition, t.relname = ANY($2) AS "readModel"
     FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
     WHERE n.nspname = 'public' AND t.relname = ANY($1)
       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
-    ORDER BY 1`, [STAGED_TABLES]);
+    ORDER BY 1`, [STAGED_TABLES, READ_MODEL_TABLES]);
   const triggers = await client.query<{ definition: string }>(`
     SELECT pg_get_triggerdef(g.oid) AS definition
     FROM pg_trigger g JOIN pg_class t ON t.oid = g.tgrelid JOIN pg_namespace n ON n.oid = t.relnamespace
@@ -155,7 +157,8 @@ async function liveDefinitions(client: pg.PoolClient): Promise<LiveDefinitions> 
   const staged = (table: string) => `${STAGING_SCHEMA}.${table.replace(/^public\./, '')}`;
   return {
     primaryKeys: constraints.rows.filter((c) => c.type !== 'f').map((c) => `ALTER TABLE ${staged(c.table)} ADD CONSTRAINT ${c.name} ${c.definition}`),
-    indexes: indexes.rows.map((i) => i.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
+    indexes: indexes.rows.filter((i) => !i.readModel).map((i) => i.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
+    readModelIndexes: indexes.rows.filter((i) => i.readModel).map((i) => i.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
     foreignKeys: constraints.rows.filter((c) => c.type === 'f').map((c) => ({ table: staged(c.table), name: c.name, definition: c.definition })),
     triggers: triggers.rows.map((t) => t.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
   };
@@ -253,13 +256,18 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     // staging tables (it names its tables without a schema; SET LOCAL lasts
     // for this one implicit transaction). Then the triggers that keep it in
     // sync from the swap on.
-    log('building style documents');
+    log('building style documents and browse rows');
     const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
     const chunks: (() => Promise<void>)[] = [];
     for (let from = 0; from < (range?.max ?? 0); from += DOCUMENT_CHUNK) {
-      chunks.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_style_documents(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + DOCUMENT_CHUNK}))`));
+      const ids = `ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + DOCUMENT_CHUNK})`;
+      chunks.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_style_documents(${ids})`));
+      chunks.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_browse(${ids})`));
     }
     await runPool(chunks, 2);
+    // Facet cells and search lexemes from the browse rows, then the read model's indexes (docs/browse.md).
+    await ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.rebuild_browse_aggregates()`)();
+    await runPool(definitions.readModelIndexes.map(ddl), 2);
     await runPool([...definitions.triggers, ...READ_MODEL_TABLES.map((t) => `ANALYZE ${STAGING_SCHEMA}.${t}`)].map(ddl), 1);
     const documentsDone = performance.now();
 
