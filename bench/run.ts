@@ -1,4 +1,4 @@
-// npm run bench -- [--scale <f>] [--generator k6|wrk] [--workers 1,2] [--cache off,memory,redis]
+// npm run bench -- [--scale <f>] [--generator k6|wrk] [--workers 1,2] [--cache off,memory,redis] [--warmup 5s]
 //                   [--rate 500,1000,2000 | --connections 4,16,64] [--duration 15s] [--scenario <name> ...] [--hot <n>]
 //
 // Builds k6 if it is missing (or uses wrk, a much lighter generator: on two
@@ -22,7 +22,7 @@ import { hitRatio, readCacheCounters } from './lib/cache-counters.ts';
 import { ensureBenchCatalogue } from './lib/catalogue.ts';
 import { ensureK6, runK6 } from './lib/k6.ts';
 import { type Load, type Measurement, loadLabel } from './lib/measurement.ts';
-import { BASELINE_SCRIPT, type BenchPlan, WARMUP_SECONDS, WRITE_SCENARIOS, estimatedSeconds, measuredRuns, parsePlan, scriptOf } from './lib/plan.ts';
+import { BASELINE_SCRIPT, type BenchPlan, WRITE_SCENARIOS, estimatedSeconds, measuredRuns, parsePlan, scriptOf } from './lib/plan.ts';
 import { type BrowseScenario, writeBrowseRequests } from './lib/browse-requests.ts';
 import { BASELINE, type BenchRow, RATIO_NOTE, sortRows, textTable } from './lib/report.ts';
 import { type RunInfo, newResultsDir, saveChart, saveResults } from './lib/results.ts';
@@ -87,7 +87,7 @@ runCommand(async () => {
       const graphql = GRAPHQL_SCENARIOS[target.scenario];
       if (graphql?.transport === 'apq') await registerPersistedQuery(target.server.url, graphql.operationName, target.workers);
       console.log(`${target.scenario} (${setup}): warming up`);
-      generate(target, plan.generator === 'k6' ? { rate: 200 } : plan.loads[0]!, `${WARMUP_SECONDS}s`, `${name}-warmup`);
+      generate(target, plan.generator === 'k6' ? { rate: 200 } : plan.loads[0]!, `${plan.warmupSeconds}s`, `${name}-warmup`);
       for (const load of plan.loads) {
         console.log(`${target.scenario} (${setup}): ${loadLabel(load)} for ${plan.duration}`);
         const counting = target.cache !== null && target.cache !== 'off';

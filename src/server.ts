@@ -24,6 +24,7 @@ import type { ReadRouter } from './db/reads/replica-router.ts';
 import { connectReadReplicas } from './db/reads/connect-replicas.ts';
 import { sessionDatabaseUrl } from './db/server/session-url.ts';
 import { createApollo } from './graphql/apollo.ts';
+import { PersistedHits } from './graphql/persisted-hits.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
 import { registerDocs } from './rest/docs.ts';
@@ -72,6 +73,8 @@ export interface App {
   admin: FastifyInstance | undefined;
   /** Sidecar mode (LEGACY_SOURCE_URL): the legacy client and the sync; undefined otherwise. */
   sidecar: Sidecar | undefined;
+  /** Cached persisted-query GETs answered before Apollo; undefined without a response cache. */
+  persistedHits: PersistedHits | undefined;
 }
 
 /** The parameters of GET /graphql. */
@@ -258,6 +261,10 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   }
   const newLoaders = () => createLoaders(queries, metrics.observeBatch);
 
+  // Sidecar mode tracks every request's loaders (the source age): hits go through Apollo there.
+  const persistedHits = cache && !sidecar
+    ? new PersistedHits({ cache, access, httpCaching, costUnit: config.rateLimitGraphqlCostUnit })
+    : undefined;
   const apollo = createApollo(app, {
     exposeErrors: config.exposeErrors,
     jit: config.graphqlJit,
@@ -275,6 +282,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     fieldSuggestions: config.graphqlFieldSuggestions,
     httpCaching,
     federation: config.federation,
+    persistedHits,
   });
   await apollo.start();
   // Fastify runs onClose hooks once in-flight requests have finished.
@@ -334,6 +342,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
     if (wantsHtml) return sendIde(reply);
     checkQueryText(request.url, GRAPHQL_GET_PARAMETERS, { variables: query.variables, extensions: query.extensions });
+    if (persistedHits && await persistedHits.answer(request, reply)) return reply;
     return handler.call(this, request, reply);
   });
   await registerRestRoutes(app, {
@@ -349,7 +358,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     readsNeedKey: config.apiKeysForReads === 'required',
   });
   registerDocs(app);
-  return { app, database, service, pages, cache, metrics, replicas, access, admin, sidecar };
+  return { app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, persistedHits };
 }
 
 /** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */

@@ -33,7 +33,7 @@ export const BASELINE_SCRIPT = 'rest-styles';
 /** Three steps up to saturation of one server process on two shared cores. */
 const DEFAULT_RATES = '500,1000,2000';
 const DEFAULT_CONNECTIONS = '4,16,64';
-/** Seconds a warm-up takes (k6 at 200/s, or wrk) before a server's first measured run of a scenario. */
+/** Seconds a warm-up takes (k6 at 200/s, or wrk) before a server's first measured run of a scenario, unless --warmup says otherwise. */
 export const WARMUP_SECONDS = 5;
 
 export interface BenchPlan {
@@ -46,6 +46,8 @@ export interface BenchPlan {
   scenarios: string[];
   /** Draw ids from 1..hot only (a hot set), instead of the whole catalogue. */
   hot: number | undefined;
+  /** Seconds of warm-up per scenario (long enough, with --hot and a cache, to fill the cache with the hot set). */
+  warmupSeconds: number;
 }
 
 function list(values: string[] | undefined, fallback: string): string[] {
@@ -87,6 +89,7 @@ export function parsePlan(args: string[]): BenchPlan {
       duration: { type: 'string', default: '15s' },
       scenario: { type: 'string', multiple: true },
       hot: { type: 'string' },
+      warmup: { type: 'string', default: `${WARMUP_SECONDS}s` },
     } }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -109,7 +112,9 @@ export function parsePlan(args: string[]): BenchPlan {
   const scenarios = [...new Set([...chosen.filter((s) => !WRITE_SCENARIOS.has(s)), ...chosen.filter((s) => WRITE_SCENARIOS.has(s))])];
   const hot = values.hot === undefined ? undefined : Number(values.hot);
   if (hot !== undefined && (!Number.isInteger(hot) || hot < 1)) throw new UsageError('--hot must be a positive integer (ids 1..N)');
-  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot };
+  const warmupSeconds = durationSeconds(values.warmup);
+  if (!(warmupSeconds >= 0)) throw new UsageError(`--warmup must be a duration like 5s or 1m (got ${values.warmup})`);
+  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds };
 }
 
 /** Measured runs in the plan: each scenario per cache mode, plus the baseline, at every worker count and load. */
@@ -122,5 +127,5 @@ export function estimatedSeconds(plan: BenchPlan): number {
   const startup = 3; // a generator's start and end, or a server's start
   const warmups = plan.workers.length * (plan.scenarios.length * plan.cacheModes.length + 1);
   const servers = plan.workers.length * (plan.cacheModes.length + 1);
-  return measuredRuns(plan) * (durationSeconds(plan.duration) + startup) + warmups * (WARMUP_SECONDS + startup) + servers * startup;
+  return measuredRuns(plan) * (durationSeconds(plan.duration) + startup) + warmups * (plan.warmupSeconds + startup) + servers * startup;
 }

@@ -44,7 +44,8 @@ export class RedisStore implements CacheStore {
 
   constructor(options: RedisStoreOptions) {
     this.prefix = options.prefix;
-    this.client = connectRedis(options);
+    // Concurrent requests' lookups go out in one write (one syscall, not one each).
+    this.client = connectRedis({ ...options, autoPipelining: true });
     this.client.defineCommand('cacheSet', { lua: SET_SCRIPT });
     this.client.defineCommand('cacheInvalidate', { lua: INVALIDATE_SCRIPT });
   }

@@ -72,6 +72,25 @@ interface StoredResponse extends CachedResponse {
   readAt?: number;
 }
 
+/**
+ * How an entry is kept: one line of JSON with everything but the body, then
+ * the body as it is. A hit then parses a few bytes of JSON instead of the whole
+ * body as an escaped JSON string (a third of a hit's CPU for a product page).
+ * JSON.stringify escapes line breaks, so the first newline ends the head.
+ */
+export function encodeStored({ body, ...head }: StoredResponse): string {
+  return `${JSON.stringify(head)}\n${body}`;
+}
+
+/** The entry `raw` holds, or undefined when it is not one (another format). */
+export function decodeStored(raw: string): StoredResponse | undefined {
+  const end = raw.indexOf('\n');
+  if (end === -1 || raw.charCodeAt(0) !== 0x7b /* { */) return undefined;
+  const head = JSON.parse(raw.slice(0, end)) as Omit<StoredResponse, 'body'>;
+  if (typeof head.status !== 'number' || !Array.isArray(head.tags)) return undefined;
+  return { ...head, body: raw.slice(end + 1) };
+}
+
 export class ResponseCache {
   readonly stats: CacheStats;
   private readonly store: CacheStore;
@@ -154,7 +173,8 @@ export class ResponseCache {
     try {
       const raw = await this.store.get(key);
       if (raw === undefined) return undefined;
-      const stored = JSON.parse(raw) as StoredResponse;
+      const stored = decodeStored(raw);
+      if (stored === undefined) return undefined; // not this format (an entry of an older version): a miss
       if (this.predatesHeardChange(stored.readAt, stored.tags)) {
         this.stats.refused++;
         return undefined;
@@ -235,6 +255,17 @@ export class ResponseCache {
     }
   }
 
+  /**
+   * A cached response counted as a hit, or undefined and not counted as a miss:
+   * for a look before the request's own lookup (src/graphql/persisted-hits.ts),
+   * which counts the miss if it is one.
+   */
+  async peek(key: string): Promise<CachedResponse | undefined> {
+    const cached = await this.read(key);
+    if (cached) this.stats.hits++;
+    return cached;
+  }
+
   /** A cached response, or undefined (a miss, or the store is unavailable). */
   async lookup(key: string): Promise<CachedResponse | undefined> {
     const cached = await this.read(key);
@@ -249,7 +280,7 @@ export class ResponseCache {
     // A change heard since the read began: the response may be old; nobody would serve it.
     if (this.predatesHeardChange(token.readAt, response.tags)) return;
     const stored: StoredResponse = { ...response, readAt: token.readAt };
-    this.store.set(key, JSON.stringify(stored), response.tags, this.ttlSeconds, token.generation).catch((error: unknown) => this.failed('write', error));
+    this.store.set(key, encodeStored(stored), response.tags, this.ttlSeconds, token.generation).catch((error: unknown) => this.failed('write', error));
   }
 
   /** The cached response for `key`, or `produce()`'s, stored for next time. */

@@ -20,6 +20,7 @@ import { accessPlugin } from './access-plugin.ts';
 import type { GraphQLLimits } from '../config.ts';
 import { limitsPlugin } from './limits/limits-plugin.ts';
 import type { HttpCaching } from '../http/http-caching.ts';
+import type { PersistedHits } from './persisted-hits.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -42,6 +43,8 @@ export interface ApolloOptions {
   httpCaching: HttpCaching;
   /** Serve the schema as a Federation 2 subgraph (docs/federation.md). */
   federation: boolean;
+  /** Cached persisted-query GETs answered before Apollo runs (its plugin learns which qualify); undefined without a cache. */
+  persistedHits: PersistedHits | undefined;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
@@ -82,6 +85,8 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       // After trusted documents: an operation that may not run at all is told so first.
       limitsPlugin(options.limits, options.maxPageSize),
       accessPlugin(options.access, options.rateLimitCostUnit),
+      // After the limits and access: it remembers operations that passed them.
+      ...(options.persistedHits ? [options.persistedHits.plugin(schema)] : []),
       logInternalErrors((details, message) => app.log.error(details, message)),
       httpStatusPlugin(),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),

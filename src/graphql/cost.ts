@@ -155,6 +155,11 @@ function argumentSize(field: GraphQLField<unknown, unknown>, node: FieldNode, va
   return value === undefined || value === null ? undefined : 1;
 }
 
+/** The operation's cost when it does not depend on the variables and was computed already; undefined otherwise. */
+export function knownFixedCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): number | undefined {
+  return fixedCosts.get(schema)?.get(document)?.get(operationName ?? '');
+}
+
 export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): number {
   const known = fixedCosts.get(schema)?.get(document)?.get(operationName ?? '');
   if (known !== undefined) return known;

@@ -143,4 +143,42 @@ describe('loading generated catalogues', () => {
     const [{ n: after }] = await query(db.url, 'SELECT count(*)::int AS n FROM products');
     expect(after).toBe(manifestA.expected.products);
   });
+
+  it('loads the same rows and rejects the same lines however the files are cut up and spread over threads and connections', async () => {
+    const rejects = async (runId: number) => (await query(db.url,
+      `SELECT md5(string_agg(file || ':' || line || ':' || reason || ':' || raw, E'\n' ORDER BY file, line)) AS digest, count(*)::int AS n FROM load_rejects WHERE run_id = ${runId}`))[0];
+    // One chunk per file on one thread and one connection: the order a sequential reader sees.
+    const whole = await loadCatalogue({ databaseUrl: db.url, dir: dirA, replace: true, chunkBytes: 2 ** 30, parseThreads: 1, copyStreams: 1 });
+    const sequential = { data: await fingerprint(db.url), rejects: await rejects(whole.runId) };
+    // Chunks of 16 KB (hundreds per file) on three threads and three connections.
+    const cut = await loadCatalogue({ databaseUrl: db.url, dir: dirA, replace: true, chunkBytes: 16 * 1024, parseThreads: 3, copyStreams: 3 });
+    expect(cut.files.map((f) => ({ ...f, seconds: 0 }))).toEqual(whole.files.map((f) => ({ ...f, seconds: 0 })));
+    expect({ data: await fingerprint(db.url), rejects: await rejects(cut.runId) }).toEqual(sequential);
+    expect(sequential.rejects.n).toBe(Object.values(manifestA.files).reduce((n, f) => n + f.rows - f.expectedLoaded, 0));
+  });
+
+  it('rejects a duplicate id in a later chunk than its first row, as the later line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-duplicates-'));
+    for (const file of fs.readdirSync(dirB)) fs.copyFileSync(path.join(dirB, file), path.join(dir, file));
+    const products = fs.readFileSync(path.join(dir, 'product.csv'), 'utf8').split('\n');
+    // The second product again at the very end: chunks of 4 KB put it far from the first.
+    const duplicate = products[2]!.replace(/^2,/, '2,');
+    fs.writeFileSync(path.join(dir, 'product.csv'), `${products.filter((l) => l !== '').join('\n')}\n${duplicate}\n`);
+    const summary = await loadCatalogue({ databaseUrl: db.url, dir, replace: true, chunkBytes: 4096 });
+    const lines = products.filter((l) => l !== '').length + 1;
+    expect(await query(db.url, `SELECT line::int, reason, raw FROM load_rejects WHERE run_id = ${summary.runId} AND file = 'product.csv'`))
+      .toEqual([{ line: lines, reason: 'duplicate id 2', raw: duplicate }]);
+    const [first] = await query(db.url, 'SELECT name FROM products WHERE id = 2');
+    expect(duplicate).toContain(`"${first.name}"`);
+  });
+
+  it('builds the style documents exactly as the triggers\' function does, byte for byte', async () => {
+    await loadCatalogue({ databaseUrl: db.url, dir: dirA, replace: true });
+    const documents = async () => (await query(db.url,
+      `SELECT count(*)::int AS n, md5(string_agg(product_id || ':' || styles::text, E'\n' ORDER BY product_id)) AS digest FROM product_style_documents`))[0];
+    const loaded = await documents();
+    expect(loaded.n).toBeGreaterThan(1000);
+    await query(db.url, 'SELECT refresh_product_style_documents(ARRAY(SELECT id FROM products))');
+    expect(await documents()).toEqual(loaded);
+  });
 });

@@ -41,11 +41,13 @@ const fixture = {
     `1,1,"${URL_A}","${URL_B}"`,
     `2,1,"${URL_A}","${URL_B}`, // unterminated quote at the end: repaired
     `3,2,"${URL_A}","${URL_B}"`, // must not be swallowed by line 3
-    `4,2,"${URL_A},"${URL_B}"`, // unterminated quote in the middle: rejected
+    `4,2,"${URL_A},"${URL_B}"`, // unterminated quote in the middle: the URLs split one way only, repaired
     `5,3,"${URL_A}","${URL_B}"`, // must not be swallowed by line 5
     `6,4,"${URL_A}","${URL_B}"`, // its style 4 was rejected (orphan)
     `7,77,"${URL_A}","${URL_B}"`, // style 77 never existed
     `9,3,"not a url","${URL_B}"`,
+    `10,3,${URL_A}","${URL_B}"`, // opening quote missing (a stray closing one): repaired
+    `12,3,"not a url,"${URL_B}"`, // unterminated, and no URL once mended: rejected
   ],
   skus: [
     '1,1,"XS",8',
@@ -129,22 +131,26 @@ describe('loading the legacy quirks', () => {
     ]);
   });
 
-  it('repairs or rejects each unterminated quote without swallowing its neighbours', async () => {
+  it('repairs URL fields with a lost or stray quote, rejects what cannot be mended, and never swallows a neighbour', async () => {
     expect(await q('SELECT id, style_id, url, thumbnail_url FROM photos ORDER BY id')).toEqual([
       { id: 1, style_id: 1, url: URL_A, thumbnail_url: URL_B },
       { id: 2, style_id: 1, url: URL_A, thumbnail_url: URL_B },
       { id: 3, style_id: 2, url: URL_A, thumbnail_url: URL_B },
+      { id: 4, style_id: 2, url: URL_A, thumbnail_url: URL_B },
       { id: 5, style_id: 3, url: URL_A, thumbnail_url: URL_B },
+      { id: 10, style_id: 3, url: URL_A, thumbnail_url: URL_B },
     ]);
     const photoRejects = await rejects('photos.csv');
-    expect(photoRejects.map((r) => r.line)).toEqual([5, 7, 8, 9]);
-    expect(photoRejects[0].reason).toMatch(/^unterminated quote/);
-    expect(photoRejects.slice(1)).toEqual([
+    expect(photoRejects.map((r) => r.line)).toEqual([7, 8, 9, 11]);
+    expect(photoRejects.slice(0, 3)).toEqual([
       { line: 7, reason: 'style 4 does not exist' },
       { line: 8, reason: 'style 77 does not exist' },
       { line: 9, reason: 'url is not an http(s) URL' },
     ]);
-    expect(summary.files.find((f) => f.file === 'photos.csv')).toMatchObject({ read: 8, loaded: 4, rejected: 4, repaired: 1 });
+    expect(photoRejects[3].reason).toMatch(/^unterminated quote/);
+    const [kept] = await q(`SELECT raw FROM load_rejects WHERE run_id = ${summary.runId} AND file = 'photos.csv' AND line = 11`);
+    expect(kept.raw).toBe(fixture.photos[9]);
+    expect(summary.files.find((f) => f.file === 'photos.csv')).toMatchObject({ read: 10, loaded: 6, rejected: 4, repaired: 3 });
   });
 
   it('keeps repeated sizes, half sizes and trims quantities; rejects negative ones and orphans', async () => {
@@ -193,6 +199,6 @@ describe('loading the legacy quirks', () => {
   it('records the run and its summary', async () => {
     const [run] = await q(`SELECT status, summary FROM load_runs WHERE id = ${summary.runId}`);
     expect(run.status).toBe('succeeded');
-    expect(run.summary.counts).toEqual({ products: 5, features: 4, styles: 5, photos: 4, skus: 4, related: 4 });
+    expect(run.summary.counts).toEqual({ products: 5, features: 4, styles: 5, photos: 6, skus: 4, related: 4 });
   });
 });

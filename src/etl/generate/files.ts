@@ -163,14 +163,15 @@ function writePhotos(plan: Plan, sink: LineSink, progress: OnProgress): Tally {
     }
     const { url, thumbnailUrl } = photoUrls(plan.seed, id);
     if (unterminated.has(row) && !orphans.has(row)) {
-      // Half the broken rows lose the closing quote of the last field (a loader
-      // can repair them); the other half lose it in the middle (rejected).
-      if (tally.get('unterminatedRepairable') <= tally.get('unterminatedRejected')) {
+      // Half the broken rows lose the closing quote of the last field, the
+      // other half the one in the middle; a loader repairs both (a URL never
+      // holds a quote, so the line splits one way only).
+      if (tally.get('unterminatedAtEnd') <= tally.get('unterminatedInMiddle')) {
         sink.line(`${id},${styleId},${quote(url)},"${thumbnailUrl}`);
-        tally.add('unterminatedRepairable');
+        tally.add('unterminatedAtEnd');
       } else {
         sink.line(`${id},${styleId},"${url},${quote(thumbnailUrl)}`);
-        tally.add('unterminatedRejected');
+        tally.add('unterminatedInMiddle');
       }
     } else {
       sink.line(`${id},${styleId},${quote(url)},${quote(thumbnailUrl)}`);
@@ -178,7 +179,7 @@ function writePhotos(plan: Plan, sink: LineSink, progress: OnProgress): Tally {
     if (row % PROGRESS_EVERY === 0) progress(row);
   }
   tally.add('maxId', id);
-  tally.add('loaded', total - tally.get('orphan') - tally.get('unterminatedRejected'));
+  tally.add('loaded', total - tally.get('orphan'));
   return tally;
 }
 

@@ -1,13 +1,18 @@
-// Streams one legacy file into its staging table: parse, clean, COPY.
-// Rejected rows go to the rejects sink with file, line and reason.
+// Loads one legacy file into its staging table: its chunks are parsed and
+// cleaned on the parse threads, then taken in file order here, where the
+// duplicate-id check (which needs that order) runs, rejected rows go to the
+// rejects sink with file, line and reason, and the rows are copied in over
+// several connections at once.
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import type { ProgressTask } from '../progress.ts';
+import { splitFile } from './chunks.ts';
 import { CopyWriter } from './copy-writer.ts';
 import { IdSet } from './id-set.ts';
-import { readCsvLines } from './reader.ts';
-import { Rejection, type LoadedIds, type TableSpec } from './tables.ts';
+import type { ParsePool } from './parse-pool.ts';
+import type { ChunkResult } from './parse-protocol.ts';
+import type { LoadedIds, TableSpec } from './tables.ts';
 
 export const STAGING_SCHEMA = 'catalog_staging';
 
@@ -18,7 +23,7 @@ export interface FileStats {
   read: number;
   loaded: number;
   rejected: number;
-  /** Rows loaded after a fix (an unterminated quote closed). */
+  /** Rows loaded after a fix (an unterminated quote closed, a URL's quotes mended). */
   repaired: number;
   seconds: number;
 }
@@ -27,58 +32,113 @@ export interface RejectSink {
   add(file: string, line: number, reason: string, raw: string): Promise<void>;
 }
 
-const COPY_BATCH_BYTES = 256 * 1024;
+/** Bytes of file per parse task: big enough to amortise a message, small enough to keep memory flat. */
+const CHUNK_BYTES = 256 * 1024;
+/** Chunks of one file parsed ahead of the one being copied. */
+const WINDOW = 3;
+
+/** The lines of [start, end) of a file (a rare path: the raw text of a duplicate). */
+function readLines(file: string, start: number, end: number): string[] {
+  const bytes = Buffer.allocUnsafe(end - start);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, bytes, 0, bytes.length, start);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return bytes.toString('utf8').split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+}
+
+/** The COPY text without the rows at `drop` (indexes of accepted rows). */
+function withoutRows(copy: Uint8Array, drop: Set<number>): Uint8Array {
+  const rows = Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength).toString('utf8').split('\n');
+  rows.pop(); // after the last newline
+  return Buffer.from(rows.filter((_, i) => !drop.has(i)).map((row) => `${row}\n`).join(''));
+}
 
 export async function loadFile(options: {
   spec: TableSpec;
   dir: string;
-  client: pg.PoolClient;
+  clients: pg.PoolClient[];
+  pool: ParsePool;
   loaded: LoadedIds;
   rejects: RejectSink;
   progress?: ProgressTask;
+  chunkBytes?: number;
 }): Promise<FileStats> {
-  const { spec, dir, client, loaded, rejects, progress } = options;
+  const { spec, dir, clients, pool, loaded, rejects, progress } = options;
   const file = path.join(dir, spec.fileName);
-  const size = fs.statSync(file).size;
   // Products and styles record their ids where their children will look for them.
   const seen = spec.table === 'products' ? loaded.products : spec.table === 'styles' ? loaded.styles : new IdSet();
   const started = performance.now();
-  const copy = new CopyWriter(client, `COPY ${STAGING_SCHEMA}.${spec.table} (${spec.columns.join(', ')}) FROM STDIN`);
+  const chunks = splitFile(file, options.chunkBytes ?? CHUNK_BYTES);
+  const copies = clients.map((client) => new CopyWriter(client, `COPY ${STAGING_SCHEMA}.${spec.table} (${spec.columns.join(', ')}) FROM STDIN`));
+  const writes: Promise<void>[] = copies.map(() => Promise.resolve());
+  const parsed: Promise<ChunkResult>[] = [];
   const stats: FileStats = { file: spec.fileName, read: 0, loaded: 0, rejected: 0, repaired: 0, seconds: 0 };
-  let out = '';
+  const reject = async (line: number, reason: string, raw: string, quote: boolean) => {
+    stats.rejected++;
+    await rejects.add(spec.fileName, line, quote && !reason.startsWith('unterminated') ? `unterminated quote (${reason})` : reason, raw);
+  };
+  let firstLine = 2; // the header is line 1
   try {
-    for await (const batch of readCsvLines(file, (bytes) => progress?.update(Math.min(bytes, size)))) {
-      for (const parsed of batch) {
-        stats.read++;
-        let result: string | Rejection;
-        if (parsed.fields === undefined) result = new Rejection(parsed.error ?? 'malformed CSV');
-        else if (parsed.fields.length !== spec.fieldCount) result = new Rejection(`expected ${spec.fieldCount} fields, found ${parsed.fields.length}`);
-        else result = spec.clean(parsed.fields, parsed.raw, loaded, seen);
-        // A last line without its newline that is broken, or only parses once its
-        // quote is closed, is the tail of a cut-off file, not a dirty row.
-        if (parsed.unterminatedLast && parsed.repairedQuote) {
-          throw new LoadError(`${spec.fileName} line ${parsed.line}: the file ends inside a quoted field; is it truncated?`);
+    for (let index = 0; index < chunks.length; index++) {
+      while (parsed.length < Math.min(chunks.length, index + WINDOW)) {
+        const job = pool.run({ ...chunks[parsed.length]!, file: spec.file, path: file });
+        job.catch(() => {}); // awaited in order below
+        parsed.push(job);
+      }
+      const chunk = chunks[index]!;
+      const result = await parsed[index]!;
+      delete parsed[index]; // let the chunk go once copied
+      stats.read += result.lineCount;
+      // Accepted rows and rejects, merged in line order: an id is a duplicate
+      // when a row before it, in the file, was accepted with it.
+      const drop = new Set<number>();
+      let lines: string[] | undefined;
+      const rawLine = (line: number) => (lines ??= readLines(file, chunk.start, chunk.end))[line] ?? '';
+      let next = 0;
+      const rejectsBefore = async (line: number) => {
+        for (; next < result.rejects.length && result.rejects[next]!.line < line; next++) {
+          const r = result.rejects[next]!;
+          await reject(firstLine + r.line, r.id !== undefined && seen.has(r.id) ? `duplicate id ${r.id}` : r.reason, r.raw, r.quote);
         }
-        if (result instanceof Rejection) {
-          if (parsed.unterminatedLast) {
-            throw new LoadError(`${spec.fileName} line ${parsed.line}: the file ends in the middle of a row (${result.reason}); is it truncated?`);
-          }
-          const reason = parsed.repairedQuote && !result.reason.startsWith('unterminated') ? `unterminated quote (${result.reason})` : result.reason;
-          stats.rejected++;
-          await rejects.add(spec.fileName, parsed.line, reason, parsed.raw);
+      };
+      for (let row = 0; row < result.ids.length; row++) {
+        const line = result.lines[row]!;
+        if (next < result.rejects.length) await rejectsBefore(line);
+        const id = result.ids[row]!;
+        if (seen.has(id)) {
+          drop.add(row);
+          await reject(firstLine + line, `duplicate id ${id}`, rawLine(line), result.repaired[row] === 1);
           continue;
         }
-        seen.add(Number((parsed.fields![0] as string).trim()));
+        seen.add(id);
         stats.loaded++;
-        if (parsed.repairedQuote) stats.repaired++;
-        out += result + '\n';
-        if (out.length >= COPY_BATCH_BYTES) { await copy.write(out); out = ''; }
+        stats.repaired += result.repaired[row]!;
       }
+      await rejectsBefore(Infinity);
+      if (result.truncated) {
+        const { line, reason } = result.truncated;
+        throw new LoadError(reason === undefined
+          ? `${spec.fileName} line ${firstLine + line}: the file ends inside a quoted field; is it truncated?`
+          : `${spec.fileName} line ${firstLine + line}: the file ends in the middle of a row (${reason}); is it truncated?`);
+      }
+      firstLine += result.lineCount;
+      const copy = drop.size > 0 ? withoutRows(result.copy, drop) : result.copy;
+      if (copy.byteLength > 0) {
+        // Round robin over the connections; each has one write in flight at most.
+        const stream = index % copies.length;
+        await writes[stream];
+        writes[stream] = copies[stream]!.write(Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength));
+        writes[stream]!.catch(() => {}); // awaited before the next write and at the end
+      }
+      progress?.update(chunk.end);
     }
-    if (out.length > 0) await copy.write(out);
-    await copy.end();
+    await Promise.all(writes);
+    await Promise.all(copies.map((copy) => copy.end()));
   } catch (error) {
-    copy.destroy();
+    for (const copy of copies) copy.destroy();
     throw error;
   }
   stats.seconds = (performance.now() - started) / 1000;

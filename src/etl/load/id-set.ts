@@ -4,6 +4,18 @@ export class IdSet {
   private bits = new Uint8Array(1 << 16);
   size = 0;
 
+  /** A set over a copy of another set's bits (sent to a worker thread); answers has(), does not count. */
+  static fromBits(bits: Uint8Array<ArrayBuffer>): IdSet {
+    const set = new IdSet();
+    set.bits = bits;
+    return set;
+  }
+
+  /** The bitmap itself (for fromBits elsewhere). */
+  get bytes(): Uint8Array<ArrayBuffer> {
+    return this.bits;
+  }
+
   has(id: number): boolean {
     const byte = id >>> 3;
     return byte < this.bits.length && ((this.bits[byte] as number) & (1 << (id & 7))) !== 0;

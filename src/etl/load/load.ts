@@ -11,21 +11,22 @@ import { migrate } from '../../db/server/migrate.ts';
 import { Progress } from '../progress.ts';
 import { IdSet } from './id-set.ts';
 import { CopyWriter } from './copy-writer.ts';
+import { BUILD_SETTINGS, CATALOG_TABLES, KEYED_BEFORE_ROWS, READ_MODEL_TABLES, STAGED_TABLES, liveDefinitions } from './definitions.ts';
 import { type FileStats, LoadError, type RejectSink, STAGING_SCHEMA, loadFile } from './file-loader.ts';
+import { ParsePool } from './parse-pool.ts';
 import { readHeader } from './reader.ts';
 import { TABLES, TABLE_BY_FILE, type LoadedIds, type Table } from './tables.ts';
 
 export { LoadError } from './file-loader.ts';
 
-/** Live tables, parents before children. */
-const CATALOG_TABLES: Table[] = ['products', 'features', 'styles', 'photos', 'skus', 'related'];
-/** Tables derived from the catalogue (no file, no id sequence), rebuilt and swapped in with it. */
-const READ_MODEL_TABLES = ['product_style_documents', 'product_browse', 'browse_facet_cells', 'browse_size_cells', 'search_lexemes'];
-const STAGED_TABLES = [...CATALOG_TABLES, ...READ_MODEL_TABLES];
-/** Products per call when building style documents: big enough to amortise, small enough to spread over connections. */
-const DOCUMENT_CHUNK = 20_000;
+/** Slices of the product ids the style documents are built in, two at a time. */
+const DOCUMENT_SLICES = 8;
+/** Products per call when building browse rows with the triggers' function: big enough to amortise, small enough to spread over connections. */
+const BROWSE_CHUNK = 20_000;
 // Files that only depend on already-loaded parents run side by side.
 const PHASES = [['product'], ['styles', 'features', 'related'], ['skus', 'photos']] as const;
+/** COPY connections per file: Postgres parses and writes one file's rows on all of them at once. */
+const COPY_STREAMS = 2;
 const LOAD_LOCK = 72707370;
 
 export interface LoadOptions {
@@ -35,6 +36,10 @@ export interface LoadOptions {
   log?: (message: string) => void;
   /** Show progress bars/lines on stderr. */
   progress?: boolean;
+  /** How the files are cut up and spread (tests use small chunks to cross many boundaries). */
+  chunkBytes?: number;
+  parseThreads?: number;
+  copyStreams?: number;
   /** Test hook: called between loading the files and swapping them in. */
   beforeSwap?: (client: pg.PoolClient) => Promise<void>;
 }
@@ -69,6 +74,26 @@ async function checkFiles(dir: string): Promise<void> {
     if (header === undefined) throw new LoadError(`${spec.fileName} is empty (expected the header "${spec.header}")`);
     if (header !== spec.header) throw new LoadError(`${spec.fileName}: wrong header "${header.slice(0, 200)}"; expected "${spec.header}"`);
   }
+}
+
+/** The style documents of the products with from < id <= to, from the staging tables. */
+function documentsSql(from: number, to: number): string {
+  const s = STAGING_SCHEMA;
+  const styleIds = (f: string) => `(SELECT ${f}(id) FROM ${s}.styles WHERE product_id > ${from} AND product_id <= ${to})`;
+  return `SET work_mem = '64MB';
+    INSERT INTO ${s}.product_style_documents (product_id, styles)
+    SELECT st.product_id, json_agg(json_build_object(
+        'id', st.id, 'productId', st.product_id, 'name', st.name,
+        'salePrice', st.sale_price::text, 'originalPrice', st.original_price::text, 'isDefault', st.is_default,
+        'photos', coalesce(ph.photos, '[]'::json), 'skus', coalesce(k.skus, '[]'::json)
+      ) ORDER BY st.id)
+    FROM ${s}.styles st
+    LEFT JOIN (SELECT style_id, json_agg(json_build_object('url', url, 'thumbnailUrl', thumbnail_url) ORDER BY id) AS photos
+               FROM ${s}.photos WHERE style_id BETWEEN ${styleIds('min')} AND ${styleIds('max')} GROUP BY style_id) ph ON ph.style_id = st.id
+    LEFT JOIN (SELECT style_id, json_agg(json_build_object('id', id, 'size', size, 'quantity', quantity) ORDER BY id) AS skus
+               FROM ${s}.skus WHERE style_id BETWEEN ${styleIds('min')} AND ${styleIds('max')} GROUP BY style_id) k ON k.style_id = st.id
+    WHERE st.product_id > ${from} AND st.product_id <= ${to}
+    GROUP BY st.product_id`;
 }
 
 async function runPool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
@@ -125,45 +150,6 @@ class RejectsWriter implements RejectSink {
   }
 }
 
-interface LiveDefinitions {
-  primaryKeys: string[];
-  indexes: string[];
-  /** Indexes of the read model tables: built after their rows (one bulk build each, not row by row). */
-  readModelIndexes: string[];
-  foreignKeys: { table: string; name: string; definition: string }[];
-  /** Triggers (the read model's upkeep), created on the staging tables before the swap. */
-  triggers: string[];
-}
-
-/** Keys, indexes, foreign keys and triggers of the live catalogue tables, as SQL for the staging schema. */
-async function liveDefinitions(client: pg.PoolClient): Promise<LiveDefinitions> {
-  await client.query('SET search_path = public');
-  const constraints = await client.query<{ table: string; name: string; type: string; definition: string }>(`
-    SELECT c.conrelid::regclass::text AS table, c.conname AS name, c.contype AS type, pg_get_constraintdef(c.oid) AS definition
-    FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
-    WHERE n.nspname = 'public' AND t.relname = ANY($1) AND c.contype IN ('p', 'u', 'f')
-    ORDER BY c.conname`, [STAGED_TABLES]);
-  const indexes = await client.query<{ definition: string; readModel: boolean }>(`
-    SELECT pg_get_indexdef(i.indexrelid) AS definition, t.relname = ANY($2) AS "readModel"
-    FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
-    WHERE n.nspname = 'public' AND t.relname = ANY($1)
-      AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
-    ORDER BY 1`, [STAGED_TABLES, READ_MODEL_TABLES]);
-  const triggers = await client.query<{ definition: string }>(`
-    SELECT pg_get_triggerdef(g.oid) AS definition
-    FROM pg_trigger g JOIN pg_class t ON t.oid = g.tgrelid JOIN pg_namespace n ON n.oid = t.relnamespace
-    WHERE n.nspname = 'public' AND t.relname = ANY($1) AND NOT g.tgisinternal
-    ORDER BY 1`, [STAGED_TABLES]);
-  const staged = (table: string) => `${STAGING_SCHEMA}.${table.replace(/^public\./, '')}`;
-  return {
-    primaryKeys: constraints.rows.filter((c) => c.type !== 'f').map((c) => `ALTER TABLE ${staged(c.table)} ADD CONSTRAINT ${c.name} ${c.definition}`),
-    indexes: indexes.rows.filter((i) => !i.readModel).map((i) => i.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
-    readModelIndexes: indexes.rows.filter((i) => i.readModel).map((i) => i.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
-    foreignKeys: constraints.rows.filter((c) => c.type === 'f').map((c) => ({ table: staged(c.table), name: c.name, definition: c.definition })),
-    triggers: triggers.rows.map((t) => t.definition.replace(/ ON public\./, ` ON ${STAGING_SCHEMA}.`)),
-  };
-}
-
 export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> {
   const log = options.log ?? (() => {});
   const dir = path.resolve(options.dir);
@@ -171,7 +157,8 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
   await checkFiles(dir);
   await migrate(options.databaseUrl, log);
 
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 6 });
+  const copyStreams = options.copyStreams ?? COPY_STREAMS;
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 3 * copyStreams + 2 });
   pool.on('error', () => {}); // idle clients dropped by the server; queries report their own errors
   const control = await pool.connect();
   // Only one load per database: the staging schema is shared, so a second
@@ -186,12 +173,15 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
   let swapped = false;
   try {
 
+    // A run still 'running' while this one holds the lock was killed mid-load
+    // (its staging schema is dropped below; the catalogue it meant to replace is intact).
+    await control.query(`UPDATE load_runs SET status = 'failed', finished_at = now(), summary = '{"error": "interrupted: the loader stopped before the swap"}' WHERE status = 'running'`);
     const { rows: [existing] } = await control.query<{ n: string }>('SELECT count(*) AS n FROM products');
     const existingProducts = Number(existing?.n ?? 0);
     if (existingProducts > 0 && !options.replace) {
       throw new LoadError(`the catalogue already has ${existingProducts.toLocaleString('en-US')} products; pass --replace to replace it`);
     }
-    const definitions = await liveDefinitions(control);
+    const definitions = await liveDefinitions(control, STAGING_SCHEMA);
     const { rows: [run] } = await control.query<{ id: number }>(
       `INSERT INTO load_runs (source_dir, status) VALUES ($1, 'running') RETURNING id`, [dir]);
     runId = run!.id;
@@ -203,71 +193,93 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       await control.query(`CREATE TABLE ${STAGING_SCHEMA}.${table} (LIKE public.${table} INCLUDING DEFAULTS)`);
     }
 
-    // 1. Files, phase by phase, each file on its own connection.
+    // 1. Files, phase by phase, each file parsed on every core and copied on its own connections.
     const progress = new Progress();
     const loaded: LoadedIds = { products: new IdSet(), styles: new IdSet() };
     const rejectsClient = await pool.connect();
     const rejects = new RejectsWriter(rejectsClient, runId);
+    const parsers = new ParsePool(options.parseThreads);
     const files: FileStats[] = [];
     try {
       for (const phase of PHASES) {
+        parsers.setParents(loaded);
         const results = await Promise.all(phase.map(async (file) => {
           const spec = TABLE_BY_FILE[file];
-          const client = await pool.connect();
+          const clients: pg.PoolClient[] = [];
           let broken = false;
           try {
+            for (let i = 0; i < copyStreams; i++) clients.push(await pool.connect());
             const task = options.progress ? progress.task(spec.fileName, fs.statSync(path.join(dir, spec.fileName)).size) : undefined;
-            return await loadFile({ spec, dir, client, loaded, rejects, progress: task });
+            return await loadFile({ spec, dir, clients, pool: parsers, loaded, rejects, progress: task, chunkBytes: options.chunkBytes });
           } catch (error) {
             broken = true;
             throw error;
           } finally {
-            client.release(broken);
+            for (const client of clients) client.release(broken);
           }
         }));
         files.push(...results);
       }
     } finally {
+      await parsers.close();
       await rejects.close().catch(() => {});
       rejectsClient.release();
     }
     const filesDone = performance.now();
 
-    // 2. Keys, then indexes and foreign keys (added NOT VALID, then validated,
-    //    so validations of different tables do not block each other).
+    // 2. The catalogue's keys, then its indexes and foreign keys (added NOT
+    //    VALID, then validated: one join each, and validations of different
+    //    tables do not block each other).
     const ddl = (sql: string) => async () => { const c = await pool.connect(); try { await c.query(sql); } finally { c.release(); } };
+    const build = (sql: string) => ddl(`${BUILD_SETTINGS}; ${sql}`);
+    const catalogue = (b: { table: string }) => (CATALOG_TABLES as readonly string[]).includes(b.table);
+    const readModel = (b: { table: string }) => !catalogue(b);
     log('building primary keys, indexes and foreign keys');
-    await runPool(definitions.primaryKeys.map(ddl), 2);
-    for (const fk of definitions.foreignKeys) {
-      await control.query(`SET search_path = ${STAGING_SCHEMA}; ALTER TABLE ${fk.table} ADD CONSTRAINT ${fk.name} ${fk.definition} NOT VALID`);
-    }
+    await runPool(definitions.keys.filter(catalogue).map((b) => build(b.sql)), 2);
+    await control.query(`SET search_path = ${STAGING_SCHEMA}, public`);
+    for (const fk of definitions.foreignKeys.filter(catalogue)) await control.query(fk.sql);
     await runPool([
-      ...definitions.indexes.map(ddl),
-      ...definitions.foreignKeys.map((fk) => ddl(`ALTER TABLE ${fk.table} VALIDATE CONSTRAINT ${fk.name}`)),
+      ...definitions.indexes.filter(catalogue).map((b) => build(b.sql)),
+      ...definitions.foreignKeys.filter(catalogue).map((fk) => ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)),
     ], 2);
-    await control.query('SET search_path = public');
     const constraintsDone = performance.now();
 
     log('analysing');
     await runPool(CATALOG_TABLES.map((t) => ddl(`ANALYZE ${STAGING_SCHEMA}.${t}`)), 2);
     const analyzeDone = performance.now();
 
-    // The read model, built by the function its triggers use, run against the
-    // staging tables (it names its tables without a schema; SET LOCAL lasts
-    // for this one implicit transaction). Then the triggers that keep it in
-    // sync from the swap on.
+    // The read model, set-based: per slice of products, their photos and skus
+    // aggregated per style (an index range scan each), joined to the styles,
+    // aggregated per product; slices run two at a time. The JSON is exactly
+    // what refresh_product_style_documents (the triggers' function) makes:
+    // test/etl/load.test.ts compares them byte for byte. The browse rows
+    // (docs/browse.md) by the triggers' own function, refresh_product_browse,
+    // in chunks of product ids: it upserts on product_browse's key, so that
+    // key is built first, and it names its tables without a schema (SET
+    // LOCAL lasts for the one implicit transaction). Then the facet cells and
+    // search lexemes from the browse rows, the read model's own keys and
+    // indexes (after their rows: one bulk build each, and one join instead of
+    // a check per row) and the triggers that keep it in sync from the swap on.
     log('building style documents and browse rows');
+    const keyedFirst = (b: { table: string }) => KEYED_BEFORE_ROWS.includes(b.table);
+    await runPool(definitions.keys.filter(keyedFirst).map((b) => build(b.sql)), 2);
     const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
-    const chunks: (() => Promise<void>)[] = [];
-    for (let from = 0; from < (range?.max ?? 0); from += DOCUMENT_CHUNK) {
-      const ids = `ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + DOCUMENT_CHUNK})`;
-      chunks.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_style_documents(${ids})`));
-      chunks.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_browse(${ids})`));
+    const maxId = range?.max ?? 0;
+    const slice = Math.ceil(maxId / DOCUMENT_SLICES) || 1;
+    const slices: (() => Promise<void>)[] = [];
+    for (let from = 0; from < maxId; from += slice) slices.push(ddl(documentsSql(from, from + slice)));
+    for (let from = 0; from < maxId; from += BROWSE_CHUNK) {
+      slices.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}))`));
     }
-    await runPool(chunks, 2);
-    // Facet cells and search lexemes from the browse rows, then the read model's indexes (docs/browse.md).
+    await runPool(slices, 2);
     await ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.rebuild_browse_aggregates()`)();
-    await runPool(definitions.readModelIndexes.map(ddl), 2);
+    await runPool(definitions.keys.filter((b) => readModel(b) && !keyedFirst(b)).map((b) => build(b.sql)), 2);
+    for (const fk of definitions.foreignKeys.filter(readModel)) await control.query(fk.sql);
+    await runPool([
+      ...definitions.indexes.filter(readModel).map((b) => build(b.sql)),
+      ...definitions.foreignKeys.filter(readModel).map((fk) => ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)),
+    ], 2);
+    await control.query('SET search_path = public');
     await runPool([...definitions.triggers, ...READ_MODEL_TABLES.map((t) => `ANALYZE ${STAGING_SCHEMA}.${t}`)].map(ddl), 1);
     const documentsDone = performance.now();
 

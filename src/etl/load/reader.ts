@@ -54,9 +54,10 @@ function parseAlone(pending: PendingLine): ParsedLine {
   }
 }
 
-function parseBatch(batch: PendingLine[]): ParsedLine[] {
+/** `joined`: the batch's lines as they stand in the file, when none needed changing (saves a join). */
+function parseBatch(batch: PendingLine[], joined?: string): ParsedLine[] {
   try {
-    const records = parse(batch.map((p) => p.text).join('\n'));
+    const records = parse(joined ?? batch.map((p) => p.text).join('\n'));
     // Each record consumes at least one line, so equal counts mean one record per line.
     if (records.length === batch.length) {
       return batch.map((p, i) => ({ line: p.line, raw: p.raw, fields: records[i], repairedQuote: p.repairedQuote, unterminatedLast: p.unterminatedLast }));
@@ -84,35 +85,33 @@ export async function readHeader(file: string): Promise<string | undefined> {
 }
 
 /**
- * Yields the data lines of `file` (after the header) in batches, parsed.
- * `onBytes` reports progress in bytes read.
+ * Parses `text`, whole lines of a file whose first is physical line
+ * `firstLine`, in batches. `unterminatedTail`: the text is the end of the
+ * file and does not end with a newline, so its last line is flagged.
  */
-export async function* readCsvLines(file: string, onBytes: (bytes: number) => void = () => {}): AsyncGenerator<ParsedLine[]> {
-  const stream = fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 256 * 1024 });
-  let carry = '';
-  let lineNumber = 0;
-  let bytes = 0;
+export function* parseLines(text: string, firstLine: number, unterminatedTail: boolean): Generator<ParsedLine[]> {
+  let lineNumber = firstLine;
   let batch: PendingLine[] = [];
-  const take = (text: string, last: boolean): void => {
-    lineNumber++;
-    if (lineNumber === 1) return; // header, checked separately
-    const raw = text.endsWith('\r') ? text.slice(0, -1) : text;
+  let batchStart = 0;
+  let changed = false; // a line of the batch differs from its text in the file
+  const take = (line: string, last: boolean): void => {
+    const raw = line.endsWith('\r') ? line.slice(0, -1) : line;
     const repairedQuote = countQuotes(raw) % 2 === 1;
-    batch.push({ line: lineNumber, raw, text: repairedQuote ? `${raw}"` : raw, repairedQuote, unterminatedLast: last });
+    if (repairedQuote || raw.length !== line.length) changed = true;
+    batch.push({ line: lineNumber++, raw, text: repairedQuote ? `${raw}"` : raw, repairedQuote, unterminatedLast: last });
   };
-  for await (const chunk of stream as AsyncIterable<string>) {
-    bytes += Buffer.byteLength(chunk);
-    let text = carry + chunk;
-    if (lineNumber === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      take(text.slice(start, end), false);
-      start = end + 1;
-      if (batch.length >= BATCH_LINES) { yield parseBatch(batch); batch = []; }
-    }
-    carry = text.slice(start);
-    onBytes(bytes);
+  const flush = (end: number): ParsedLine[] => {
+    const parsed = parseBatch(batch, changed ? undefined : text.slice(batchStart, end));
+    batch = [];
+    changed = false;
+    return parsed;
+  };
+  let start = 0;
+  for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+    take(text.slice(start, end), false);
+    start = end + 1;
+    if (batch.length >= BATCH_LINES) { yield flush(end); batchStart = start; }
   }
-  if (carry.length > 0) take(carry, true);
-  if (batch.length > 0) yield parseBatch(batch);
+  if (start < text.length) take(text.slice(start), unterminatedTail);
+  if (batch.length > 0) yield flush(start < text.length ? text.length : start - 1);
 }

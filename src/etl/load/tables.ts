@@ -22,6 +22,11 @@ export interface TableSpec {
   fieldCount: number;
   /** Ids of this table already accepted (duplicate ids are rejected). */
   clean(fields: string[], raw: string, loaded: LoadedIds, seen: IdSet): string | Rejection;
+  /**
+   * For a line that was rejected: its fields when its damage is unambiguous
+   * and can be undone (clean() then checks them as usual), or undefined.
+   */
+  repair?(raw: string): string[] | undefined;
 }
 
 export class Rejection {
@@ -54,6 +59,11 @@ function copyText(value: string): string {
   return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
+/** The row's id, when its first field is a valid one. */
+export function rowId(fields: string[]): number | undefined {
+  return positiveInt(fields[0] as string);
+}
+
 function checkId(fields: string[], seen: IdSet): number | Rejection {
   const id = positiveInt(fields[0] as string);
   if (id === undefined) return new Rejection(`id "${fields[0]}" is not a positive integer`);
@@ -74,6 +84,24 @@ function requiredText(value: string, column: string): string | Rejection {
 }
 
 const URL_PATTERN = /^https?:\/\/[^\s"]+$/;
+
+/**
+ * `id,parent,url,url` with quotes lost or stray anywhere (`"http://a,"http://b"`,
+ * `http://a","http://b`): a URL never contains a quote and the second starts
+ * with http(s)://, so with every quote dropped the line splits one way only.
+ * Undefined when it does not (a URL with ",http" inside it, too few commas).
+ */
+function repairUrlRow(raw: string): string[] | undefined {
+  const text = raw.replaceAll('"', '');
+  const first = text.indexOf(',');
+  const second = first === -1 ? -1 : text.indexOf(',', first + 1);
+  if (second === -1) return undefined;
+  const urls = text.slice(second + 1);
+  const boundaries = [...urls.matchAll(/,https?:\/\//g)];
+  if (boundaries.length !== 1) return undefined;
+  const at = boundaries[0]!.index;
+  return [text.slice(0, first), text.slice(first + 1, second), urls.slice(0, at), urls.slice(at + 1)];
+}
 
 export const TABLES: TableSpec[] = [
   {
@@ -148,6 +176,7 @@ export const TABLES: TableSpec[] = [
       if (!URL_PATTERN.test(thumbnailUrl)) return new Rejection('thumbnail_url is not an http(s) URL');
       return `${id}\t${styleId}\t${copyText(url)}\t${copyText(thumbnailUrl)}`;
     },
+    repair: repairUrlRow,
   },
   {
     file: 'skus', fileName: 'skus.csv', table: 'skus',

@@ -59,9 +59,13 @@ function canHoldList(argument: GraphQLArgument): boolean {
 }
 
 function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>, node: FieldNode, variables: () => Variables, caps: ArgumentCaps): GraphQLError | undefined {
-  if (field.args.length === 0) return undefined;
+  if (field.args.length === 0 || !node.arguments?.length) return undefined;
   const pageSize = LIST_SIZES[`${parent.name}.${field.name}`]?.argument;
-  const capped = field.args.filter((argument) => argument.name === pageSize || canHoldList(argument));
+  // Only arguments the operation passes: an omitted one takes the schema's
+  // default, which is within every cap (and reading the variables for nothing
+  // would keep a repeated operation from being known as uncapped).
+  const passed = new Set(node.arguments.map((argument) => argument.name.value));
+  const capped = field.args.filter((argument) => passed.has(argument.name) && (argument.name === pageSize || canHoldList(argument)));
   if (capped.length === 0) return undefined;
   let values: Record<string, unknown>;
   try {
@@ -86,6 +90,11 @@ function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, un
  * walked once.
  */
 const uncapped = new WeakMap<GraphQLSchema, WeakSet<OperationDefinitionNode>>();
+
+/** True when the operation was checked and passes no capped argument, whatever its variables. */
+export function knownUncapped(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+  return uncapped.get(schema)?.has(operation) ?? false;
+}
 
 /** The first argument of the operation over its cap, as a 400 error; undefined when all are within. */
 export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, sent: Variables | null | undefined, caps: ArgumentCaps): GraphQLError | undefined {
