@@ -21,6 +21,8 @@ const config: CodegenConfig = {
           Style: '../../catalog/types.ts#Style',
           Photo: '../../catalog/types.ts#Photo',
           Sku: '../../catalog/types.ts#Sku',
+          ProductConnection: '../../graphql/browse-models.ts#ProductConnectionModel',
+          SearchConnection: '../../graphql/browse-models.ts#SearchConnectionModel',
         },
         scalars: { Money: 'string', DateTime: 'Date | string', ID: 'string' },
         useTypeImports: true,

@@ -22,7 +22,8 @@ import { hitRatio, readCacheCounters } from './lib/cache-counters.ts';
 import { ensureBenchCatalogue } from './lib/catalogue.ts';
 import { ensureK6, runK6 } from './lib/k6.ts';
 import { type Load, type Measurement, loadLabel } from './lib/measurement.ts';
-import { BASELINE_SCRIPT, type BenchPlan, WRITE_SCENARIOS, estimatedSeconds, measuredRuns, parsePlan } from './lib/plan.ts';
+import { BASELINE_SCRIPT, type BenchPlan, WRITE_SCENARIOS, estimatedSeconds, measuredRuns, parsePlan, scriptOf } from './lib/plan.ts';
+import { type BrowseScenario, writeBrowseRequests } from './lib/browse-requests.ts';
 import { BASELINE, type BenchRow, RATIO_NOTE, sortRows, textTable } from './lib/report.ts';
 import { type RunInfo, newResultsDir, saveChart, saveResults } from './lib/results.ts';
 import { registerPersistedQuery, sampleStatements } from './lib/sample-requests.ts';
@@ -66,9 +67,14 @@ runCommand(async () => {
       ...(apiKey ? { API_KEY: apiKey.secret } : {}),
     };
 
+    // The browse scenarios' request bodies (deep cursors come from the bench catalogue).
+    const browseRequests = await writeBrowseRequests(path.join(resultsDir, 'requests'), catalogue.url);
+    const requestsOf = (scenario: string) => browseRequests[scenario as BrowseScenario] as string | undefined;
+
     /** One generator run of `target` at `load`; its raw output goes to raw/<file>. */
     const generate = (target: Target, load: Load, duration: string, file: string): Measurement => {
-      const env = { ...baseEnv, BASE_URL: target.server.url };
+      const requests = requestsOf(target.scenario);
+      const env = { ...baseEnv, BASE_URL: target.server.url, ...(requests ? { BROWSE_REQUESTS: requests } : {}) };
       const output = path.join(resultsDir, 'raw', file);
       return 'rate' in load
         ? runK6(k6, target.script, { ...env, RATE: String(load.rate), DURATION: duration }, `${output}.json`)
@@ -92,7 +98,7 @@ runCommand(async () => {
         const after = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
         rows.push({
           ...measured,
-          sql: measured.sql ?? await sampleStatements(target.scenario, target.server.url, { idMax, products: catalogue.products, apiKey: apiKey?.secret }),
+          sql: measured.sql ?? await sampleStatements(target.scenario, target.server.url, { idMax, products: catalogue.products, apiKey: apiKey?.secret, browseRequests: requestsOf(target.scenario) }),
           scenario: target.scenario, workers: target.workers, cache: target.cache, load,
           hitRatio: before && after ? hitRatio(before, after) : null,
           raw: path.join('raw', `${file}.${'rate' in load ? 'json' : 'txt'}`),
@@ -130,6 +136,7 @@ runCommand(async () => {
 
 /** The script a scenario runs with: k6's own for a GraphQL POST scenario (wrk runs every GraphQL scenario by its transport). */
 function scenarioScript(scenario: string, generator: BenchPlan['generator']): string {
+  if (scriptOf(scenario) !== scenario) return scriptOf(scenario);
   return generator === 'k6' ? GRAPHQL_SCENARIOS[scenario]?.k6 ?? scenario : scenario;
 }
 

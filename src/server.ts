@@ -13,6 +13,7 @@ import { ChangeFeed } from './cache/change-feed.ts';
 import { changeTags, type ResponseCache } from './cache/response-cache.ts';
 import { CdnPurge } from './cache/cdn-purge.ts';
 import { ProductPages } from './catalog/pages.ts';
+import { CatalogBrowse } from './catalog/browse.ts';
 import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
@@ -167,6 +168,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     maxOperationNames: config.metricsMaxOperationNames,
   });
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
+  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool));
   const pages = new ProductPages(queries, {
     refreshMs: config.listingRefreshMs,
     sharedVersion: cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined,
@@ -291,6 +293,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     loaders: sidecar ? tracked(request, newLoaders()) : newLoaders(),
     queries,
     pages,
+    browse,
     service,
     limits: { maxPageSize: config.maxPageSize },
     listing: false,

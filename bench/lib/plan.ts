@@ -5,10 +5,19 @@ import { UsageError } from '../../src/commands/run.ts';
 import type { Load } from './measurement.ts';
 import { CACHE_MODES, type CacheMode } from './server-process.ts';
 import { GRAPHQL_SCENARIOS } from './graphql-scenarios.ts';
+import { BROWSE_SCENARIOS } from './browse-requests.ts';
+
+/**
+ * The browse scenarios' requests: each its own file, one script
+ * (bench/wrk/graphql-browse.lua, k6/scenarios/graphql-browse.ts). They run
+ * when named, so the default plan stays within 15 minutes.
+ */
+export const BROWSE_SCRIPT = 'graphql-browse';
+export const scriptOf = (scenario: string) => ((BROWSE_SCENARIOS as readonly string[]).includes(scenario) ? BROWSE_SCRIPT : scenario);
 
 export const SCENARIOS = [
   'graphql-product-styles', 'graphql-product-page', 'graphql-product-page-cards', 'rest-styles', 'rest-products-page',
-  'graphql-apq', 'graphql-product-page-apq', 'graphql-product-page-cards-apq', 'rest-update-features',
+  'graphql-apq', 'graphql-product-page-apq', 'graphql-product-page-cards-apq', 'rest-update-features', ...BROWSE_SCENARIOS,
 ];
 /** Scenarios only wrk can run: the hash-only GETs (k6 has its own scripts for the others). */
 export const WRK_ONLY = new Set(Object.entries(GRAPHQL_SCENARIOS).filter(([, s]) => s.transport === 'apq').map(([name]) => name));
@@ -98,7 +107,7 @@ export function parsePlan(args: string[]): BenchPlan {
   const named = values.scenario === undefined ? undefined : list(values.scenario, '');
   for (const s of named ?? []) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
   // Writes only by name; with k6, the wrk-only scenarios are left out unless asked for by name (then it is an error).
-  const chosen = named ?? SCENARIOS.filter((s) => !WRITE_SCENARIOS.has(s) && !(generator === 'k6' && WRK_ONLY.has(s)));
+  const chosen = named ?? SCENARIOS.filter((s) => !(BROWSE_SCENARIOS as readonly string[]).includes(s) && !WRITE_SCENARIOS.has(s) && !(generator === 'k6' && WRK_ONLY.has(s)));
   for (const s of chosen) if (generator === 'k6' && WRK_ONLY.has(s)) throw new UsageError(`scenario ${s} needs --generator wrk`);
   const scenarios = [...new Set([...chosen.filter((s) => !WRITE_SCENARIOS.has(s)), ...chosen.filter((s) => WRITE_SCENARIOS.has(s))])];
   const hot = values.hot === undefined ? undefined : Number(values.hot);

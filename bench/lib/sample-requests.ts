@@ -6,6 +6,7 @@ import { randomProductUpdate } from '../../k6/lib/product-update.ts';
 import { BenchError } from './bench-error.ts';
 import { freshGet } from './fresh-get.ts';
 import { apqUrl, GRAPHQL_SCENARIOS, operationHash, operationText } from './graphql-scenarios.ts';
+import { randomBody } from './browse-requests.ts';
 
 /**
  * Registers an operation's text under its hash, so hash-only requests
@@ -32,6 +33,8 @@ export interface SampleTarget {
   products: number;
   /** The run's API key; only the write scenarios need it. */
   apiKey: string | undefined;
+  /** A browse scenario's file of request bodies (bench/lib/browse-requests.ts). */
+  browseRequests?: string;
 }
 
 /** A PUT like the write scenario's: a new name and 1-4 new features; anything but 200 with an ETag stops the bench. */
@@ -47,8 +50,10 @@ async function sampleUpdate(baseUrl: string, id: string, apiKey: string | undefi
 }
 
 /** One request of `scenario` for a random product id up to idMax (a random page for listings). */
-function sampleRequest(scenario: string, baseUrl: string, { idMax, products, apiKey }: SampleTarget): Promise<Response> {
+function sampleRequest(scenario: string, baseUrl: string, { idMax, products, apiKey, browseRequests }: SampleTarget): Promise<Response> {
   const id = String(1 + Math.floor(Math.random() * idMax));
+  // A browse scenario: one of the bodies its generator sends (bench/lib/browse-requests.ts).
+  if (browseRequests !== undefined) return fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: randomBody(browseRequests) });
   const graphql = GRAPHQL_SCENARIOS[scenario];
   if (graphql?.transport === 'apq') return fetch(apqUrl(baseUrl, graphql.operationName, id));
   if (graphql) {

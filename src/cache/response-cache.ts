@@ -27,10 +27,16 @@ export interface CachedResponse {
 export const productTag = (id: number) => `p:${id}`;
 /** Responses whose content shifts when products are created or deleted (listing pages). */
 export const LISTING_TAG = 'listing';
+/**
+ * Responses that any write can change: filtered or reordered pages, searches
+ * and facets (a rename moves a product in or out of a search, a new price
+ * out of a price filter and into another band).
+ */
+export const BROWSE_TAG = 'browse';
 
-/** The tags a write of these products makes stale: theirs, and listings when products appeared or vanished. */
+/** The tags a write of these products makes stale: theirs, browse answers, and listings when products appeared or vanished. */
 export function changeTags(ids: readonly number[], change: 'created' | 'updated' | 'deleted'): string[] {
-  return [...ids.map(productTag), ...(change === 'updated' ? [] : [LISTING_TAG])];
+  return [...ids.map(productTag), BROWSE_TAG, ...(change === 'updated' ? [] : [LISTING_TAG])];
 }
 
 const RETRY_MS = 200;

@@ -1,6 +1,7 @@
 // What every resolver receives: the per-request loaders and the shared services.
 import type { Caller } from '../auth/access.ts';
-import { LISTING_TAG, productTag } from '../cache/response-cache.ts';
+import { BROWSE_TAG, LISTING_TAG, productTag } from '../cache/response-cache.ts';
+import type { CatalogBrowse } from '../catalog/browse.ts';
 import type { CatalogLoaders } from '../catalog/loaders.ts';
 import type { ProductPages } from '../catalog/pages.ts';
 import type { CatalogQueries } from '../catalog/queries.ts';
@@ -16,8 +17,12 @@ export interface GraphQLContext {
   pages: ProductPages;
   service: CatalogService;
   limits: { maxPageSize: number };
+  /** Browse pages, searches and facets (src/catalog/browse.ts). */
+  browse: CatalogBrowse;
   /** Set by list queries: the response shifts when products are created or deleted. */
   listing: boolean;
+  /** Set by filtered or reordered pages, searches and facets: the response can change with any write. */
+  browsing?: boolean;
   /** Who sent the request: their API key, if any, and address (the rate-limit budget). */
   caller: Caller;
   /** The request's Idempotency-Key header, as sent (createProduct checks it). */
@@ -26,10 +31,11 @@ export interface GraphQLContext {
   servedTags?: readonly string[];
 }
 
-/** The response-cache tags of what the operation showed: every product its loaders read, and listings. */
+/** The response-cache tags of what the operation showed: every product its loaders read, listings, and browse answers. */
 export function shownTags(context: GraphQLContext): string[] {
   if (context.servedTags) return [...context.servedTags];
   const tags = [...context.loaders.touchedProducts].map(productTag);
   if (context.listing) tags.push(LISTING_TAG);
+  if (context.browsing) tags.push(BROWSE_TAG);
   return tags;
 }

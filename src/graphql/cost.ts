@@ -13,7 +13,8 @@
 // a fragment costs what the selections it stands for cost.) A list of n > 1
 // elements costs what n single elements do.
 //
-// A list's size comes from the argument that bounds it when there is one
+// Browse and search fields add a fixed surcharge for their statements
+// (STATEMENT_SURCHARGES). A list's size comes from the argument that bounds it when there is one
 // (`count`, `first`, the length of `ids`; literal or variable, else the
 // schema's default), otherwise the measured average in LIST_SIZES
 // (MEASURED_CARDINALITIES: the full-scale catalogue's, in docs/graphql.md "GraphQL limits");
@@ -81,12 +82,37 @@ export const LIST_SIZES: Readonly<Record<string, ListSize>> = {
   'Query.productConnection': { argument: 'first', sizedField: 'edges' },
   // FEDERATION=on: one entity per reference a router sends.
   'Query._entities': { argument: 'representations' },
+  'Query.search': { argument: 'first', sizedField: 'edges' },
+  // Facet lists: at most one entry per category (16 in the full-scale
+  // catalogue), size (19) and price band (PRICE_BANDS: 6).
+  'ProductFacets.categories': { assumed: 16 },
+  'ProductFacets.sizes': { assumed: 19 },
+  'ProductFacets.priceBands': { assumed: 6 },
   ...Object.fromEntries(Object.entries(MEASURED_CARDINALITIES).map(([field, measured]) => [field, { assumed: measured.average }])),
   // Paged when `first` is given: then as long as the smaller of the two (a
   // product has 1.96 styles on average, so `styles(first: 2)` reads about that,
   // and `related(first: 100)` no more than `related`).
   'Product.styles': { argument: 'first', assumed: MEASURED_CARDINALITIES['Product.styles'].average },
   'Product.related': { argument: 'first', assumed: MEASURED_CARDINALITIES['Product.related'].average },
+};
+
+/**
+ * Fields whose statement reads many rows to answer with few (browse and
+ * search: docs/browse.md), charged this much on top of what they return, in
+ * cost units (an object costs OBJECT_COST): a search page (its words and its
+ * page: two statements) and a facet count (one statement over the facet
+ * cells, or over a search's matches) each cost about as much Postgres time at
+ * full scale as 25 product pages (EXPLAIN ANALYZE figures in docs/browse.md).
+ * totalCount and facets of one connection share their statement, so each is
+ * charged half.
+ */
+export const STATEMENT_SURCHARGES: Readonly<Record<string, number>> = {
+  'Query.search': 50,
+  'Query.productFacets': 50,
+  'ProductConnection.totalCount': 25,
+  'ProductConnection.facets': 25,
+  'SearchConnection.totalCount': 25,
+  'SearchConnection.facets': 25,
 };
 
 /** Any list not in LIST_SIZES (introspection's lists, fields added later). */
@@ -158,15 +184,17 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
     const field = name === TypeMetaFieldDef.name ? TypeMetaFieldDef
       : isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
     if (!field) return node.selectionSet ? OBJECT_COST : SCALAR_COST; // __typename (validation refuses unknown fields)
-    const rule = LIST_SIZES[`${parent.name}.${name}`];
+    const coordinate = `${parent.name}.${name}`;
+    const surcharge = STATEMENT_SURCHARGES[coordinate] ?? 0;
+    const rule = LIST_SIZES[coordinate];
     const given = rule?.argument ? sizeOf(field, node, rule.argument) : undefined;
     let size = 1;
     if (handed?.field === name) size = handed.size;
     else if (isListType(getNullableType(field.type)) && !rule?.sizedField) size = Math.min(given ?? Infinity, rule?.assumed ?? Infinity);
     if (size === Infinity) size = UNKNOWN_LIST_SIZE;
-    if (!node.selectionSet) return size * SCALAR_COST;
+    if (!node.selectionSet) return surcharge + size * SCALAR_COST;
     const toChild = rule?.sizedField ? { field: rule.sizedField, size: given ?? UNKNOWN_LIST_SIZE } : undefined;
-    return size * OBJECT_COST + Math.max(size, DEPTH_COST_FACTOR) * selectionsCost(getNamedType(field.type), node.selectionSet, toChild);
+    return surcharge + size * OBJECT_COST + Math.max(size, DEPTH_COST_FACTOR) * selectionsCost(getNamedType(field.type), node.selectionSet, toChild);
   }
 
   function fragmentCost(name: string, handed: HandedSize | undefined): number {

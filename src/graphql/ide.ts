@@ -52,12 +52,45 @@ query ListingWithNestedPages {
 }
 `;
 
+/** More examples, each in a tab of its own beside the first (browse and search: docs/browse.md). */
+export const EXAMPLE_TABS = [
+  `# A category page: a filter, a sort order, keyset pages (pass pageInfo.endCursor as after),
+# the total and the facet counts beside it.
+query CategoryPage {
+  productConnection(
+    first: 5
+    filter: { categories: ["Jackets"], inStock: true, priceMax: "100.00" }
+    orderBy: { field: PRICE, direction: ASC }
+  ) {
+    edges { node { id name defaultPrice } }
+    pageInfo { hasNextPage endCursor }
+    totalCount
+    facets {
+      sizes { value count }
+      priceBands { min max count }
+    }
+  }
+}
+`,
+  `# Search: best matches first, the last word as a prefix, typos corrected
+# ("searched" shows what was looked for), a snippet of where each matched.
+query Search {
+  search(query: "jakcet", first: 5) {
+    searched
+    edges { rank snippet node { id name category } }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`,
+];
+
 // Starts GraphiQL. A file of its own (not an inline script) so the page's CSP
 // can forbid inline scripts. It POSTs to /graphql on the same origin and sends
 // the headers typed in the IDE's headers editor along.
 const BOOT_SCRIPT = `'use strict';
 (function () {
   var DEFAULT_QUERY = ${JSON.stringify(EXAMPLE_QUERY)};
+  var DEFAULT_TABS = ${JSON.stringify([EXAMPLE_QUERY, ...EXAMPLE_TABS])}.map(function (query) { return { query: query }; });
   async function fetcher(params, options) {
     var response = await fetch('/graphql', {
       method: 'POST',
@@ -79,6 +112,7 @@ const BOOT_SCRIPT = `'use strict';
   root.render(React.createElement(GraphiQL, {
     fetcher: fetcher,
     defaultQuery: DEFAULT_QUERY,
+    defaultTabs: DEFAULT_TABS,
     defaultEditorToolsVisibility: false,
     shouldPersistHeaders: false,
   }));

@@ -8,7 +8,8 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { LIST_SIZES, MEASURED_CARDINALITIES, UNKNOWN_LIST_SIZE, operationCost } from '../../src/graphql/cost.ts';
+import { LIST_SIZES, MEASURED_CARDINALITIES, STATEMENT_SURCHARGES, UNKNOWN_LIST_SIZE, operationCost } from '../../src/graphql/cost.ts';
+import { PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
 import { readTypeDefs } from '../../src/graphql/schema.ts';
 
 const schema = makeExecutableSchema({ typeDefs: readTypeDefs() });
@@ -153,7 +154,19 @@ describe('measured cardinalities (docs/graphql.md "GraphQL limits")', () => {
       expect(LIST_SIZES[field], field).toEqual(paged.includes(field) ? { argument: 'first', assumed: measured.average } : { assumed: measured.average });
     }
     const unbounded = Object.entries(LIST_SIZES).filter(([, size]) => size.argument === undefined).map(([field]) => field);
-    expect(unbounded.sort()).toEqual(Object.keys(MEASURED_CARDINALITIES).filter((field) => !paged.includes(field)).sort());
+    // Facet lists are bounded by the catalogue's categories and sizes and by PRICE_BANDS.
+    expect(LIST_SIZES['ProductFacets.priceBands']).toEqual({ assumed: PRICE_BANDS.length });
+    expect(unbounded.sort()).toEqual([...Object.keys(MEASURED_CARDINALITIES).filter((field) => !paged.includes(field)), 'ProductFacets.categories', 'ProductFacets.sizes', 'ProductFacets.priceBands'].sort());
+  });
+
+  it('sizes search pages by first and charges browse statements their surcharge, totalCount and facets half each', () => {
+    const page = '{ edges { node { id } } }';
+    const plain = cost(`{ productConnection(first: 10) ${page} }`);
+    expect(cost(`{ productConnection(first: 10, filter: { onSale: true }, orderBy: { field: PRICE, direction: DESC }) ${page} }`)).toBe(plain);
+    expect(cost(`{ search(query: "camo", first: 10) ${page} }`)).toBe(plain + 1.5 * STATEMENT_SURCHARGES['Query.search']!);
+    expect(cost(`{ productConnection(first: 10) { totalCount edges { node { id } } } }`)).toBe(plain + Math.ceil(1.5 * 1.5 * (25 + 1)));
+    const facets = '{ total categories { value count } sizes { value count } priceBands { min max count } }';
+    expect(cost(`{ productFacets ${facets} }`)).toBeGreaterThan(STATEMENT_SURCHARGES['Query.productFacets']!);
   });
 });
 

@@ -5,7 +5,10 @@
 // saw (pg_stat_database.xact_commit).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument, PagedNestedProductsDocument } from '../../src/generated/graphql/operations/graphql.ts';
+import {
+  BrowsePageWithFacetsDocument, DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument, PagedNestedProductsDocument,
+  SearchProductsDocument, SearchWithFacetsDocument, ShopFacetsDocument,
+} from '../../src/generated/graphql/operations/graphql.ts';
 import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import {
   chooseIds, CONTRACT_LIMITS, type ContractIds, contractCases, DEEP_STATEMENTS, deepHasWorkAtEveryLevel, type Graph, NESTED_STATEMENTS,
@@ -127,6 +130,39 @@ describe.each(EXECUTORS)('x-sql-statements with $engine', ({ env }) => {
       counts[count] = response.statements;
     }
     expect(counts).toEqual({ 1: PAGED_STATEMENTS, 10: PAGED_STATEMENTS, 20: PAGED_STATEMENTS, 50: PAGED_STATEMENTS });
+  });
+
+  // Browse and search (docs/browse.md): the page is one statement, its
+  // totalCount and facets one more; a search resolves its words first.
+  const PAGE_SIZES = [1, 10, 50] as const;
+  it('a filtered, reordered page with totalCount and facets costs 2 statements for first = 1, 10 and 50', async () => {
+    const counts: Record<number, number> = {};
+    for (const first of PAGE_SIZES) {
+      const response = await client.post(BrowsePageWithFacetsDocument, { first, filter: { inStock: true, priceMin: '10.00' }, orderBy: { field: 'PRICE', direction: 'DESC' } });
+      expect(response.body.errors).toBeUndefined();
+      expect(response.body.data?.productConnection.edges).toHaveLength(first);
+      expect(response.body.data?.productConnection.facets.categories.length).toBeGreaterThan(0);
+      counts[first] = response.statements;
+    }
+    expect(counts).toEqual({ 1: 2, 10: 2, 50: 2 });
+  });
+
+  it('a search costs 2 statements (words, page) and 3 with its facets, for first = 1, 10 and 50; facets alone 1, of a search 2', async () => {
+    const page: Record<number, number> = {};
+    const withFacets: Record<number, number> = {};
+    for (const first of PAGE_SIZES) {
+      const response = await client.post(SearchProductsDocument, { query: 'the e', first });
+      expect(response.body.errors).toBeUndefined();
+      expect(response.body.data?.search.edges).toHaveLength(first);
+      page[first] = response.statements;
+      const faceted = await client.post(SearchWithFacetsDocument, { query: 'e', first });
+      expect(faceted.body.data?.search.edges).toHaveLength(first);
+      withFacets[first] = faceted.statements;
+    }
+    expect(page).toEqual({ 1: 2, 10: 2, 50: 2 });
+    expect(withFacets).toEqual({ 1: 3, 10: 3, 50: 3 });
+    expect((await client.post(ShopFacetsDocument, { filter: { onSale: true } })).statements).toBe(1);
+    expect((await client.post(ShopFacetsDocument, { query: 'e' })).statements).toBe(2);
   });
 
   it('the same product requested twice in one request is fetched once', async () => {

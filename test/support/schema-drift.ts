@@ -94,7 +94,28 @@ export function loadDatamodel(schemaPath = SCHEMA_PATH): Datamodel {
   // pairs for multi-file schemas) and throws an Error whose message is JSON
   // with the validation errors when the schema is invalid.
   const dmmf = JSON.parse(get_dmmf(JSON.stringify({ prismaSchema }))) as { datamodel: Datamodel };
+  addUnsupportedFields(dmmf.datamodel, prismaSchema);
   return dmmf.datamodel;
+}
+
+/**
+ * The DMMF leaves `Unsupported("type")` fields out, so they are read from the
+ * schema text: `name Unsupported("tsvector")[?] [@map("column")]` inside a
+ * model block. Each becomes a field of kind 'unsupported' whose type is the
+ * Postgres type as written (compared with format_type()).
+ */
+function addUnsupportedFields(datamodel: Datamodel, prismaSchema: string): void {
+  for (const block of prismaSchema.matchAll(/^model\s+(\w+)\s*\{([\s\S]*?)^\}/gm)) {
+    const model = datamodel.models.find((candidate) => candidate.name === block[1]);
+    if (!model) continue;
+    for (const line of (block[2] ?? '').matchAll(/^\s*(\w+)\s+Unsupported\("([^"]+)"\)(\?)?(.*)$/gm)) {
+      const [, name, type, optional, rest] = line;
+      model.fields.push({
+        name: name as string, dbName: /@map\("([^"]+)"\)/.exec(rest ?? '')?.[1] ?? null, kind: 'unsupported',
+        isList: false, isRequired: optional !== '?', type: type as string, nativeType: null,
+      });
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -126,6 +147,9 @@ interface DbIndex {
   method: string;
   /** Key columns in order; null for an expression. */
   columns: (string | null)[];
+  /** Operator class of each key column, and whether it is its type's default for the index method. */
+  opclasses: string[];
+  defaultOpclasses: boolean[];
   descending: boolean[];
   partial: boolean;
   includesColumns: boolean;
@@ -196,6 +220,12 @@ export async function introspect(client: pg.ClientBase): Promise<DbSchema> {
            ARRAY(SELECT (k.opt & 1) = 1
                  FROM unnest(x.indoption::int2[]) WITH ORDINALITY AS k(opt, ord)
                  ORDER BY k.ord) AS descending,
+           ARRAY(SELECT o.opcname::text
+                 FROM unnest(x.indclass::oid[]) WITH ORDINALITY AS k(opc, ord)
+                 JOIN pg_opclass o ON o.oid = k.opc ORDER BY k.ord) AS opclasses,
+           ARRAY(SELECT o.opcdefault
+                 FROM unnest(x.indclass::oid[]) WITH ORDINALITY AS k(opc, ord)
+                 JOIN pg_opclass o ON o.oid = k.opc ORDER BY k.ord) AS "defaultOpclasses",
            x.indpred IS NOT NULL AS partial,
            x.indnatts > x.indnkeyatts AS "includesColumns"
     FROM pg_index x
@@ -430,6 +460,8 @@ interface ExpectedIndex {
   unique: boolean;
   primary: boolean;
   method: string;
+  /** The operator class the schema names for each key column; undefined: the type's default. */
+  opclasses: (string | undefined)[];
   /** What the schema says, for messages, e.g. `@@index([styleId])`. */
   source: string;
 }
@@ -490,11 +522,9 @@ export function compareSchema(datamodel: Datamodel, db: DbSchema): string[] {
         differences.push(`${at}: column missing from the database (schema: ${model.name}.${field.name} ${field.type}${field.isList ? '[]' : field.isRequired ? '' : '?'})`);
         continue;
       }
-      if (field.kind === 'unsupported' || field.isList) {
-        differences.push(`${at}: checker does not support ${field.isList ? 'list fields' : 'Unsupported() fields'}; extend test/support/schema-drift.ts`);
-        continue;
-      }
-      const expected = expectedType(field, enumNames);
+      // Unsupported("type"): the type as written; a list: its element's type with [].
+      const element = field.kind === 'unsupported' ? { type: field.type } : expectedType(field, enumNames);
+      const expected = field.isList && 'type' in element ? { type: `${element.type}[]` } : element;
       if ('unsupported' in expected) {
         differences.push(`${at}: checker does not support ${expected.unsupported}; extend test/support/schema-drift.ts`);
       } else if (expected.type !== actual.type) {
@@ -564,8 +594,8 @@ export function compareSchema(datamodel: Datamodel, db: DbSchema): string[] {
         differences.push(`${table}: checker does not support @@fulltext indexes (${source})`);
         continue;
       }
-      const unverifiable = index.fields.find((field) => field.operatorClass !== undefined || field.length !== undefined);
-      if (unverifiable) differences.push(`${table}: checker does not support index operator classes or lengths (${source})`);
+      const unverifiable = index.fields.find((field) => field.length !== undefined);
+      if (unverifiable) differences.push(`${table}: checker does not support index lengths (${source})`);
       expectedIndexes.push({
         table,
         name:
@@ -576,6 +606,7 @@ export function compareSchema(datamodel: Datamodel, db: DbSchema): string[] {
         unique: index.type !== 'normal',
         primary: index.type === 'id',
         method: (index.algorithm ?? 'BTree').toLowerCase(),
+        opclasses: index.fields.map((field) => field.operatorClass),
         source,
       });
     }
@@ -639,6 +670,12 @@ function compareIndex(expected: ExpectedIndex, actual: DbIndex): string[] {
     const order = (descending: boolean[]) => descending.map((desc) => (desc ? 'DESC' : 'ASC')).join(', ');
     differences.push(`${at}: sort order differs (schema: ${order(expected.descending)}, database: ${order(actual.descending)})`);
   }
+  expected.opclasses.forEach((named, i) => {
+    const opclass = actual.opclasses[i];
+    if (named !== undefined ? opclass !== named : actual.defaultOpclasses[i] === false) {
+      differences.push(`${at}: operator class of ${expected.columns[i]} differs (schema: ${named ?? 'the default'}, database: ${opclass})`);
+    }
+  });
   if (actual.partial) differences.push(`${at}: is partial (WHERE ...) in the database, which the schema cannot declare`);
   if (actual.includesColumns) differences.push(`${at}: has INCLUDE columns in the database, which the schema cannot declare`);
   return differences;

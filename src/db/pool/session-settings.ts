@@ -12,7 +12,14 @@
 // `GET /products/:id/styles` at full scale: Postgres CPU per request 0.41 ms
 // re-planning, 0.13 ms with the generic plan; 2,444 → 3,903 requests/s.
 // Writes (Prisma) are keyed single-row statements, equally served by it.
-const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan';
+//
+// max_parallel_workers_per_gather=0: a browse page reads 21 rows in index
+// order, but its generic plan (a filter or a cursor of unknown selectivity)
+// is costed for a third of the table, and Postgres wrapped it in a Gather
+// Merge: 9-12 ms of starting workers for 0.5 ms of work (EXPLAIN ANALYZE at
+// full scale, docs/browse.md). No read of this API scans enough to gain from
+// parallel workers on the few cores it shares with Postgres.
+const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0';
 
 export interface SessionSettings {
   /**

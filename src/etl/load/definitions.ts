@@ -6,8 +6,18 @@ import type pg from 'pg';
 
 /** Live tables, parents before children. */
 export const CATALOG_TABLES = ['products', 'features', 'styles', 'photos', 'skus', 'related'] as const;
-/** Tables derived from the catalogue (no file, no id sequence), rebuilt and swapped in with it. */
-export const READ_MODEL_TABLES = ['product_style_documents'] as const;
+/**
+ * Tables derived from the catalogue (no file, no id sequence), rebuilt and
+ * swapped in with it: the style documents, and the browse read model
+ * (docs/browse.md: browse rows, facet cells, search lexemes).
+ */
+export const READ_MODEL_TABLES = ['product_style_documents', 'product_browse', 'browse_facet_cells', 'browse_size_cells', 'search_lexemes'] as const;
+/**
+ * Read-model tables whose rows the loader builds with the triggers' own
+ * function, an upsert (ON CONFLICT on the key): their keys are built before
+ * their rows. Every other table gets its keys after its rows.
+ */
+export const KEYED_BEFORE_ROWS: readonly string[] = ['product_browse'] satisfies (typeof READ_MODEL_TABLES)[number][];
 export const STAGED_TABLES: readonly string[] = [...CATALOG_TABLES, ...READ_MODEL_TABLES];
 
 /**

@@ -11,7 +11,7 @@ import { migrate } from '../../db/server/migrate.ts';
 import { Progress } from '../progress.ts';
 import { IdSet } from './id-set.ts';
 import { CopyWriter } from './copy-writer.ts';
-import { BUILD_SETTINGS, CATALOG_TABLES, READ_MODEL_TABLES, STAGED_TABLES, liveDefinitions } from './definitions.ts';
+import { BUILD_SETTINGS, CATALOG_TABLES, KEYED_BEFORE_ROWS, READ_MODEL_TABLES, STAGED_TABLES, liveDefinitions } from './definitions.ts';
 import { type FileStats, LoadError, type RejectSink, STAGING_SCHEMA, loadFile } from './file-loader.ts';
 import { ParsePool } from './parse-pool.ts';
 import { readHeader } from './reader.ts';
@@ -21,6 +21,8 @@ export { LoadError } from './file-loader.ts';
 
 /** Slices of the product ids the style documents are built in, two at a time. */
 const DOCUMENT_SLICES = 8;
+/** Products per call when building browse rows with the triggers' function: big enough to amortise, small enough to spread over connections. */
+const BROWSE_CHUNK = 20_000;
 // Files that only depend on already-loaded parents run side by side.
 const PHASES = [['product'], ['styles', 'features', 'related'], ['skus', 'photos']] as const;
 /** COPY connections per file: Postgres parses and writes one file's rows on all of them at once. */
@@ -250,16 +252,28 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     // aggregated per style (an index range scan each), joined to the styles,
     // aggregated per product; slices run two at a time. The JSON is exactly
     // what refresh_product_style_documents (the triggers' function) makes:
-    // test/etl/load.test.ts compares them byte for byte. Then the read
-    // model's own keys (one index build and one join instead of a check per
-    // row) and the triggers that keep it in sync from the swap on.
-    log('building style documents');
+    // test/etl/load.test.ts compares them byte for byte. The browse rows
+    // (docs/browse.md) by the triggers' own function, refresh_product_browse,
+    // in chunks of product ids: it upserts on product_browse's key, so that
+    // key is built first, and it names its tables without a schema (SET
+    // LOCAL lasts for the one implicit transaction). Then the facet cells and
+    // search lexemes from the browse rows, the read model's own keys and
+    // indexes (after their rows: one bulk build each, and one join instead of
+    // a check per row) and the triggers that keep it in sync from the swap on.
+    log('building style documents and browse rows');
+    const keyedFirst = (b: { table: string }) => KEYED_BEFORE_ROWS.includes(b.table);
+    await runPool(definitions.keys.filter(keyedFirst).map((b) => build(b.sql)), 2);
     const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
-    const slice = Math.ceil((range?.max ?? 0) / DOCUMENT_SLICES) || 1;
+    const maxId = range?.max ?? 0;
+    const slice = Math.ceil(maxId / DOCUMENT_SLICES) || 1;
     const slices: (() => Promise<void>)[] = [];
-    for (let from = 0; from < (range?.max ?? 0); from += slice) slices.push(ddl(documentsSql(from, from + slice)));
+    for (let from = 0; from < maxId; from += slice) slices.push(ddl(documentsSql(from, from + slice)));
+    for (let from = 0; from < maxId; from += BROWSE_CHUNK) {
+      slices.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}))`));
+    }
     await runPool(slices, 2);
-    await runPool(definitions.keys.filter(readModel).map((b) => build(b.sql)), 2);
+    await ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.rebuild_browse_aggregates()`)();
+    await runPool(definitions.keys.filter((b) => readModel(b) && !keyedFirst(b)).map((b) => build(b.sql)), 2);
     for (const fk of definitions.foreignKeys.filter(readModel)) await control.query(fk.sql);
     await runPool([
       ...definitions.indexes.filter(readModel).map((b) => build(b.sql)),

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Product as ProductModel, Feature as FeatureModel, Style as StyleModel, Photo as PhotoModel, Sku as SkuModel } from '../../catalog/types.ts';
+import type { ProductConnectionModel as ProductConnectionModelModel, SearchConnectionModel as SearchConnectionModelModel } from '../../graphql/browse-models.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -42,6 +43,13 @@ export type CreateProductInput = {
   name: Scalars['String']['input'];
   /** Tag line (up to 1000 characters). */
   slogan: Scalars['String']['input'];
+};
+
+/** A facet value and how many products have it. */
+export type FacetCount = {
+  __typename?: 'FacetCount';
+  count: Scalars['Int']['output'];
+  value: Scalars['String']['output'];
 };
 
 /** A named attribute of a product, e.g. Fabric: Canvas. */
@@ -107,6 +115,13 @@ export type MutationUpdateProductArgs = {
   input: UpdateProductInput;
 };
 
+/** Sort direction. */
+export type OrderDirection =
+  /** Smallest first. */
+  | 'ASC'
+  /** Largest first. */
+  | 'DESC';
+
 /** Pagination state. */
 export type PageInfo = {
   __typename?: 'PageInfo';
@@ -123,6 +138,16 @@ export type Photo = {
   thumbnailUrl: Scalars['String']['output'];
   /** Full-size image URL. */
   url: Scalars['String']['output'];
+};
+
+/** A default price band [min, max) and how many products are in it. */
+export type PriceBandCount = {
+  __typename?: 'PriceBandCount';
+  count: Scalars['Int']['output'];
+  /** Where the next band starts; null for the last band (no upper bound). */
+  max?: Maybe<Scalars['Money']['output']>;
+  /** Lowest price in the band. */
+  min: Scalars['Money']['output'];
 };
 
 /** A product of the catalogue: what the shop sells, in one or more styles. */
@@ -192,8 +217,12 @@ export type ProductConnection = {
   __typename?: 'ProductConnection';
   /** The products of this page with their cursors. */
   edges: Array<ProductEdge>;
+  /** Facet counts of the filter (the same statement as totalCount). */
+  facets: ProductFacets;
   /** Where this page ends and whether there is more. */
   pageInfo: PageInfo;
+  /** How many products match the filter (exact, from the facet counts; one more statement when selected). */
+  totalCount: Scalars['Int']['output'];
 };
 
 /** A product and the cursor just after it. */
@@ -205,15 +234,74 @@ export type ProductEdge = {
   node: Product;
 };
 
+/** Facet counts: how many products have each value. */
+export type ProductFacets = {
+  __typename?: 'ProductFacets';
+  /** Per category, most products first. */
+  categories: Array<FacetCount>;
+  /** Per default price band, cheapest first (every band, zeros included). */
+  priceBands: Array<PriceBandCount>;
+  /** Per size in stock (a product counts once per size it has in stock), most products first. */
+  sizes: Array<FacetCount>;
+  /** Products matching the whole filter (and search). */
+  total: Scalars['Int']['output'];
+};
+
+/** A filter on products: every part given must hold. */
+export type ProductFilter = {
+  /** In any of these categories (exact names, e.g. Jackets); 1 to 50 entries. */
+  categories?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** True: some size of some style is in stock; false: nothing is. */
+  inStock?: InputMaybe<Scalars['Boolean']['input']>;
+  /** True: some style is on sale (has a sale price); false: none is. */
+  onSale?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Default price at most this (inclusive). */
+  priceMax?: InputMaybe<Scalars['Money']['input']>;
+  /** Default price at least this (inclusive). */
+  priceMin?: InputMaybe<Scalars['Money']['input']>;
+  /** At least one of these sizes in stock (e.g. M, 9.5, One Size); 1 to 50 entries. */
+  sizes?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+/** A sort order for products; ties are broken by id in the same direction. */
+export type ProductOrder = {
+  direction?: OrderDirection;
+  field?: ProductOrderField;
+};
+
+/** What products are sorted by. */
+export type ProductOrderField =
+  /** When the product was created. */
+  | 'CREATED_AT'
+  /** The product id (the default). */
+  | 'ID'
+  /** Display name (the database's collation). */
+  | 'NAME'
+  /** Default price. */
+  | 'PRICE'
+  /** When the product was last changed. */
+  | 'UPDATED_AT';
+
 export type Query = {
   __typename?: 'Query';
   /** The product with this id, or null when there is none. */
   product?: Maybe<Product>;
   /**
-   * The whole catalogue in id order, cursor-paginated. Each page costs the same
-   * however deep into the catalogue it is (keyset pagination, not OFFSET).
+   * The catalogue, or the products matching `filter`, in `orderBy` order (id
+   * ascending by default; ties always broken by id, in the same direction),
+   * cursor-paginated. Each page costs the same however deep into the
+   * catalogue it is (keyset pagination, not OFFSET). A cursor belongs to its
+   * ordering: sent with another `orderBy` it is a 400 naming `after`.
+   * Details: docs/browse.md.
    */
   productConnection: ProductConnection;
+  /**
+   * Counts per category, per size in stock and per price band of the products
+   * matching `filter` (and `query`, when given: the search's matches), and the
+   * total. Each facet counts what matches every other part of the filter, so a
+   * chosen category or size still shows the counts of the others.
+   */
+  productFacets: ProductFacets;
   /**
    * A page of products in id order, like the legacy `GET /products`: `page` starts at 1,
    * `count` defaults to 5 and is capped by the server's maximum page size.
@@ -221,6 +309,15 @@ export type Query = {
   products: Array<Product>;
   /** One entry per requested id, in the order given; null for an id with no product. */
   productsByIds: Array<Maybe<Product>>;
+  /**
+   * Full-text search over name, category, slogan, feature values and
+   * description, best matches first (field weights: docs/browse.md), with the
+   * last word also matched as a prefix and unknown words replaced by the
+   * closest word of the catalogue (typos). `query` takes plain words (at most
+   * 8, 200 characters); tsquery operators, NUL and control characters are a
+   * 400 naming `query`. Only stop words ("the") find nothing.
+   */
+  search: SearchConnection;
 };
 
 
@@ -231,7 +328,15 @@ export type QueryProductArgs = {
 
 export type QueryProductConnectionArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<ProductFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<ProductOrder>;
+};
+
+
+export type QueryProductFacetsArgs = {
+  filter?: InputMaybe<ProductFilter>;
+  query?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -243,6 +348,48 @@ export type QueryProductsArgs = {
 
 export type QueryProductsByIdsArgs = {
   ids: Array<Scalars['ID']['input']>;
+};
+
+
+export type QuerySearchArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<ProductFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  query: Scalars['String']['input'];
+};
+
+/** Search results for cursor pagination, best first. */
+export type SearchConnection = {
+  __typename?: 'SearchConnection';
+  /** The matches of this page with their cursors, ranks and snippets. */
+  edges: Array<SearchEdge>;
+  /** Facet counts of the matches (the same statement as totalCount). */
+  facets: ProductFacets;
+  /** Where this page ends and whether there is more. */
+  pageInfo: PageInfo;
+  /**
+   * The query as it was searched, in Postgres tsquery syntax after stemming and
+   * typo correction (e.g. 'jacket':* for "jakcet"); null when only stop words were given.
+   */
+  searched?: Maybe<Scalars['String']['output']>;
+  /** How many products match (exact; with the facets, one more statement when selected). */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** A search match and the cursor just after it. */
+export type SearchEdge = {
+  __typename?: 'SearchEdge';
+  /** Opaque cursor: pass it as `after` to the same search to continue after this match. */
+  cursor: Scalars['String']['output'];
+  /** The product. */
+  node: Product;
+  /** Relevance (Postgres ts_rank with the documented field weights): higher is better. */
+  rank: Scalars['Float']['output'];
+  /**
+   * Where it matched: a fragment of the product's text with the matched words
+   * between « and » (plain text, not HTML-escaped).
+   */
+  snippet: Scalars['String']['output'];
 };
 
 /** A size of a style and how many are in stock. */
@@ -370,18 +517,28 @@ export type ResolversTypes = {
   CacheControlScope: CacheControlScope;
   CreateProductInput: CreateProductInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  FacetCount: ResolverTypeWrapper<FacetCount>;
   Feature: ResolverTypeWrapper<FeatureModel>;
   FeatureInput: FeatureInput;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Money: ResolverTypeWrapper<Scalars['Money']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  OrderDirection: OrderDirection;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Photo: ResolverTypeWrapper<PhotoModel>;
+  PriceBandCount: ResolverTypeWrapper<PriceBandCount>;
   Product: ResolverTypeWrapper<ProductModel>;
-  ProductConnection: ResolverTypeWrapper<Omit<ProductConnection, 'edges'> & { edges: Array<ResolversTypes['ProductEdge']> }>;
+  ProductConnection: ResolverTypeWrapper<ProductConnectionModelModel>;
   ProductEdge: ResolverTypeWrapper<Omit<ProductEdge, 'node'> & { node: ResolversTypes['Product'] }>;
+  ProductFacets: ResolverTypeWrapper<ProductFacets>;
+  ProductFilter: ProductFilter;
+  ProductOrder: ProductOrder;
+  ProductOrderField: ProductOrderField;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  SearchConnection: ResolverTypeWrapper<SearchConnectionModelModel>;
+  SearchEdge: ResolverTypeWrapper<Omit<SearchEdge, 'node'> & { node: ResolversTypes['Product'] }>;
   Sku: ResolverTypeWrapper<SkuModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Style: ResolverTypeWrapper<StyleModel>;
@@ -393,18 +550,26 @@ export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   CreateProductInput: CreateProductInput;
   DateTime: Scalars['DateTime']['output'];
+  FacetCount: FacetCount;
   Feature: FeatureModel;
   FeatureInput: FeatureInput;
+  Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Money: Scalars['Money']['output'];
   Mutation: Record<PropertyKey, never>;
   PageInfo: PageInfo;
   Photo: PhotoModel;
+  PriceBandCount: PriceBandCount;
   Product: ProductModel;
-  ProductConnection: Omit<ProductConnection, 'edges'> & { edges: Array<ResolversParentTypes['ProductEdge']> };
+  ProductConnection: ProductConnectionModelModel;
   ProductEdge: Omit<ProductEdge, 'node'> & { node: ResolversParentTypes['Product'] };
+  ProductFacets: ProductFacets;
+  ProductFilter: ProductFilter;
+  ProductOrder: ProductOrder;
   Query: Record<PropertyKey, never>;
+  SearchConnection: SearchConnectionModelModel;
+  SearchEdge: Omit<SearchEdge, 'node'> & { node: ResolversParentTypes['Product'] };
   Sku: SkuModel;
   String: Scalars['String']['output'];
   Style: StyleModel;
@@ -422,6 +587,11 @@ export type CacheControlDirectiveResolver<Result, Parent, ContextType = GraphQLC
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type FacetCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FacetCount'] = ResolversParentTypes['FacetCount']> = {
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
 
 export type FeatureResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Feature'] = ResolversParentTypes['Feature']> = {
   feature?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -448,6 +618,12 @@ export type PhotoResolvers<ContextType = GraphQLContext, ParentType extends Reso
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type PriceBandCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PriceBandCount'] = ResolversParentTypes['PriceBandCount']> = {
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  max?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  min?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+};
+
 export type ProductResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Product'] = ResolversParentTypes['Product']> = {
   category?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -467,7 +643,9 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type ProductConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductConnection'] = ResolversParentTypes['ProductConnection']> = {
   edges?: Resolver<Array<ResolversTypes['ProductEdge']>, ParentType, ContextType>;
+  facets?: Resolver<ResolversTypes['ProductFacets'], ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ProductEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductEdge'] = ResolversParentTypes['ProductEdge']> = {
@@ -475,11 +653,35 @@ export type ProductEdgeResolvers<ContextType = GraphQLContext, ParentType extend
   node?: Resolver<ResolversTypes['Product'], ParentType, ContextType>;
 };
 
+export type ProductFacetsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductFacets'] = ResolversParentTypes['ProductFacets']> = {
+  categories?: Resolver<Array<ResolversTypes['FacetCount']>, ParentType, ContextType>;
+  priceBands?: Resolver<Array<ResolversTypes['PriceBandCount']>, ParentType, ContextType>;
+  sizes?: Resolver<Array<ResolversTypes['FacetCount']>, ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductArgs, 'id'>>;
-  productConnection?: Resolver<ResolversTypes['ProductConnection'], ParentType, ContextType, RequireFields<QueryProductConnectionArgs, 'first'>>;
+  productConnection?: Resolver<ResolversTypes['ProductConnection'], ParentType, ContextType, RequireFields<QueryProductConnectionArgs, 'first' | 'orderBy'>>;
+  productFacets?: Resolver<ResolversTypes['ProductFacets'], ParentType, ContextType, Partial<QueryProductFacetsArgs>>;
   products?: Resolver<Array<ResolversTypes['Product']>, ParentType, ContextType, RequireFields<QueryProductsArgs, 'count' | 'page'>>;
   productsByIds?: Resolver<Array<Maybe<ResolversTypes['Product']>>, ParentType, ContextType, RequireFields<QueryProductsByIdsArgs, 'ids'>>;
+  search?: Resolver<ResolversTypes['SearchConnection'], ParentType, ContextType, RequireFields<QuerySearchArgs, 'first' | 'query'>>;
+};
+
+export type SearchConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SearchConnection'] = ResolversParentTypes['SearchConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['SearchEdge']>, ParentType, ContextType>;
+  facets?: Resolver<ResolversTypes['ProductFacets'], ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  searched?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type SearchEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SearchEdge'] = ResolversParentTypes['SearchEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Product'], ParentType, ContextType>;
+  rank?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  snippet?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type SkuResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Sku'] = ResolversParentTypes['Sku']> = {
@@ -501,15 +703,20 @@ export type StyleResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
+  FacetCount?: FacetCountResolvers<ContextType>;
   Feature?: FeatureResolvers<ContextType>;
   Money?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Photo?: PhotoResolvers<ContextType>;
+  PriceBandCount?: PriceBandCountResolvers<ContextType>;
   Product?: ProductResolvers<ContextType>;
   ProductConnection?: ProductConnectionResolvers<ContextType>;
   ProductEdge?: ProductEdgeResolvers<ContextType>;
+  ProductFacets?: ProductFacetsResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  SearchConnection?: SearchConnectionResolvers<ContextType>;
+  SearchEdge?: SearchEdgeResolvers<ContextType>;
   Sku?: SkuResolvers<ContextType>;
   Style?: StyleResolvers<ContextType>;
 };

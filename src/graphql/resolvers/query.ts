@@ -1,11 +1,12 @@
-// Root reads: resolve arguments, then ask the loaders and queries.
+// Root reads: resolve arguments, then ask the loaders and queries
+// (productConnection, search and facets: browse.ts).
 import type DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { CatalogLoaders } from '../../catalog/loaders.ts';
 import type { Product } from '../../catalog/types.ts';
 import type { QueryResolvers } from '../../generated/graphql/resolvers.ts';
 import { aboveMaximum, badInput, tooManyEntries } from '../errors.ts';
-import { decodeCursor, encodeCursor, parseId } from '../ids.ts';
+import { parseId } from '../ids.ts';
 import { selectsAny, STYLE_FIELDS } from '../lookahead.ts';
 
 const PAGE_FIELDS = new Set(['features', 'related', 'relatedIds']);
@@ -30,7 +31,7 @@ export function positive(value: number | null | undefined, name: string, fallbac
   return n;
 }
 
-export const Query: QueryResolvers = {
+export const Query: Omit<QueryResolvers, 'productConnection' | 'search' | 'productFacets'> = {
   // A product page (the product, its styles with photos and skus, features, related ids) is one statement.
   product: (_root, { id }, { loaders }, info) => productLoader(loaders, info).load(parseId(id)),
 
@@ -49,21 +50,5 @@ export const Query: QueryResolvers = {
       if (p instanceof Error) throw p;
       return p;
     });
-  },
-
-  productConnection: async (_root, { first, after }, context) => {
-    const { queries, loaders, limits } = context;
-    context.listing = true;
-    const size = positive(first, 'first', 20, limits.maxPageSize);
-    const afterId = after ? decodeCursor(after) : 0;
-    // One extra row tells whether another page exists.
-    const rows = await queries.productsAfter(afterId, size + 1);
-    const page = rows.slice(0, size);
-    loaders.primeProducts(page);
-    const last = page.at(-1);
-    return {
-      edges: page.map((node) => ({ cursor: encodeCursor(node.id), node })),
-      pageInfo: { hasNextPage: rows.length > size, endCursor: last ? encodeCursor(last.id) : null },
-    };
   },
 };

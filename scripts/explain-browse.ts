@@ -1,0 +1,98 @@
+// node scripts/explain-browse.ts [--json]   (DATABASE_URL: a migrated, loaded catalogue)
+//
+// Runs EXPLAIN (ANALYZE, BUFFERS) on the browse, search and facet statements
+// of representative requests (the bench scenarios' and the worst shapes), as
+// the API runs them: prepared, with a generic plan (plan_cache_mode as
+// src/db/pool/session-settings.ts sets it), each executed three times and the
+// last plan kept (warm). Prints per request: execution time, planning time,
+// shared buffers hit/read, and the plan's top nodes; --json prints the raw
+// plans. docs/browse.md quotes its output at full scale.
+import pg from 'pg';
+import { decodeCursor } from '../src/catalog/browse-cursor.ts';
+import type { BrowseFilter, BrowseOrder } from '../src/catalog/browse-input.ts';
+import { type BrowseStatement, facetsStatement, pageStatement, type Resolved, resolveStatement, searchStatement } from '../src/catalog/browse-statements.ts';
+
+const url = process.env.DATABASE_URL;
+if (!url) throw new Error('set DATABASE_URL');
+const json = process.argv.includes('--json');
+
+interface Plan {
+  'Node Type': string;
+  'Actual Rows'?: number;
+  'Index Name'?: string;
+  'Relation Name'?: string;
+  Plans?: Plan[];
+}
+
+function outline(plan: Plan, depth = 0, lines: string[] = []): string[] {
+  if (depth < 6) {
+    const on = plan['Index Name'] ?? plan['Relation Name'];
+    lines.push(`${'  '.repeat(depth)}${plan['Node Type']}${on ? ` on ${on}` : ''} (rows ${plan['Actual Rows']})`);
+    for (const child of plan.Plans ?? []) outline(child, depth + 1, lines);
+  }
+  return lines;
+}
+
+const client = new pg.Client({ connectionString: url });
+await client.connect();
+await client.query('SET plan_cache_mode = force_generic_plan; SET max_parallel_workers_per_gather = 0');
+
+async function explain(label: string, statement: BrowseStatement): Promise<void> {
+  await client.query(`PREPARE s AS ${statement.text}`);
+  try {
+    // EXPLAIN EXECUTE is a utility statement: its values go in as literals.
+    const literal = (value: unknown): string => Array.isArray(value)
+      ? client.escapeLiteral(`{${value.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`)
+      : value === null || value === undefined ? 'NULL' : client.escapeLiteral(String(value));
+    const args = statement.values.map(literal).join(', ');
+    let result: { Plan: Plan; 'Execution Time': number; 'Planning Time': number } | undefined;
+    for (let i = 0; i < 3; i++) {
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE s${args ? `(${args})` : ''}`);
+      [result] = rows[0]['QUERY PLAN'];
+    }
+    if (!result) return;
+    const buffers = result.Plan as unknown as { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
+    console.log(`\n## ${label}\nexecution ${result['Execution Time'].toFixed(2)} ms, planning ${result['Planning Time'].toFixed(2)} ms, buffers hit ${buffers['Shared Hit Blocks']} read ${buffers['Shared Read Blocks']}`);
+    console.log(json ? JSON.stringify(result, null, 1) : outline(result.Plan).join('\n'));
+  } finally {
+    await client.query('DEALLOCATE s');
+  }
+}
+
+/** A cursor deep into an ordering: the row at `offset` (found here, by OFFSET, once). */
+async function deepCursor(order: BrowseOrder, offset: number) {
+  const statement = pageStatement({}, order, undefined, 1);
+  const { rows } = await client.query<{ id: number; sortKey: string }>(`${statement.text.replace(/LIMIT \$\d+::int/, '')} OFFSET ${offset} LIMIT 1`, statement.values.slice(0, -1));
+  return { key: rows[0]!.sortKey, id: rows[0]!.id };
+}
+
+const jackets: BrowseFilter = { categories: ['Jackets'] };
+const categoryPage: BrowseFilter = { categories: ['Kicks'], onSale: true, inStock: true, sizes: ['9', '9.5'], priceMin: '20.00', priceMax: '80.00' };
+await explain('category page: Jackets by price', pageStatement(jackets, { field: 'PRICE', direction: 'ASC' }, undefined, 21));
+await explain('filtered category page: Kicks, on sale, in stock, size 9 or 9.5, 20-80, by price desc', pageStatement(categoryPage, { field: 'PRICE', direction: 'DESC' }, undefined, 21));
+await explain('deep keyset page: by name, 500,000 rows in', pageStatement({}, { field: 'NAME', direction: 'ASC' }, await deepCursor({ field: 'NAME', direction: 'ASC' }, 500_000), 21));
+await explain('deep keyset page: by updated_at desc, 900,000 rows in', pageStatement({}, { field: 'UPDATED_AT', direction: 'DESC' }, await deepCursor({ field: 'UPDATED_AT', direction: 'DESC' }, 900_000), 21));
+await explain('rare filter: price 114.00 exactly, by name', pageStatement({ priceMin: '114.00', priceMax: '114.00' }, { field: 'NAME', direction: 'ASC' }, undefined, 21));
+/** The tsquery a search's words resolve to (the first of its statements). */
+async function resolved(words: string[]): Promise<Resolved> {
+  const statement = resolveStatement(words);
+  const { rows } = await client.query<{ searched: string }>(statement.text, statement.values);
+  return { query: rows[0]!.searched };
+}
+for (const [label, words] of [['camo onesie', ['camo', 'onesie']], ['jacket (common)', ['jacket']], ['summer (very common)', ['summer']],
+  ['jakcet (typo)', ['jakcet']], ['hood (prefix)', ['hood']], ['zipper (description only)', ['zipper']],
+  ['parka jackets (correlated words)', ['parka', 'jackets']], ['lounge pants (correlated words)', ['lounge', 'pants']]] as const) {
+  await explain(`resolve: "${label}"`, resolveStatement([...words]));
+  const searched = await resolved([...words]);
+  await explain(`search: "${label}" -> ${searched.query}`, searchStatement(searched, {}, undefined, 21, true));
+}
+await explain('search: "jacket", 2nd tier page (cursor in tier 1)', searchStatement(await resolved(['jacket']), {}, { key: '1', id: 1 }, 21, true));
+await explain('search: "boots" filtered (on sale, size 9)', searchStatement(await resolved(['boots']), { onSale: true, sizes: ['9'] }, undefined, 21, true));
+await explain('facets: no filter', facetsStatement({}, undefined));
+await explain('facets: Jackets', facetsStatement(jackets, undefined));
+await explain('facets: filtered category page (two sizes: product rows)', facetsStatement(categoryPage, undefined));
+await explain('facets: Kicks on sale in stock, size 9', facetsStatement({ ...categoryPage, sizes: ['9'] }, undefined));
+await explain('facets: search "camo onesie"', facetsStatement({}, await resolved(['camo', 'onesie'])));
+await explain('facets: search "summer"', facetsStatement({}, await resolved(['summer'])));
+void decodeCursor;
+await client.end();

@@ -1,0 +1,78 @@
+// Opaque cursors of browse pages and search results: base64url of the
+// ordering they belong to, the sort key of the last row and its id (ties are
+// broken by id, so a position is always exact). The id ordering keeps the
+// original form ("product:<id>"), so cursors handed out before filters and
+// orderings existed stay valid. A cursor of another ordering is refused, not
+// misread: the same key means something else there.
+import { POSTGRES_INT_MAX } from '../db/integers.ts';
+import type { BrowseOrder } from './browse-input.ts';
+import { ValidationError } from './validation.ts';
+
+/** Where a page continues from: the last row's sort key (text, as Postgres printed it) and id. */
+export interface Position {
+  key: string | null;
+  id: number;
+}
+
+const ID_CURSOR = /^product:([1-9]\d{0,9})$/;
+
+/** The name of an ordering in cursors and messages, e.g. "PRICE DESC", or "SEARCH" for search ranks. */
+export type Ordering = `${BrowseOrder['field']} ${BrowseOrder['direction']}` | 'SEARCH';
+
+export const orderingOf = (order: BrowseOrder): Ordering => `${order.field} ${order.direction}`;
+
+export function encodeCursor(ordering: Ordering, position: Position): string {
+  const text = ordering === 'ID ASC' ? `product:${position.id}` : `${ordering}|${JSON.stringify([position.key, position.id])}`;
+  return Buffer.from(text).toString('base64url');
+}
+
+/**
+ * What a sort key of each ordering looks like: a forged cursor whose key
+ * would not cast to the column's type is refused here (a 400), not by
+ * Postgres (a 500).
+ */
+const KEY_FORMATS: Record<string, RegExp> = {
+  NAME: /^[^\u0000]{0,255}$/u,
+  PRICE: /^\d{1,8}\.\d{2}$/,
+  CREATED_AT: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/,
+  UPDATED_AT: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/,
+  SEARCH: /^[0-3]$/,
+};
+
+function notACursor(field: string): ValidationError {
+  return new ValidationError(field, 'is not a cursor returned by this API');
+}
+
+/** The position `cursor` names in `ordering`; a 400 naming `field` for anything else. */
+export function decodeCursor(cursor: string, ordering: Ordering, field = 'after'): Position {
+  if (cursor.length > 1000) throw notACursor(field);
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const idOnly = ID_CURSOR.exec(text);
+  let cursorOrdering: string;
+  let position: Position;
+  if (idOnly) {
+    cursorOrdering = 'ID ASC';
+    position = { key: null, id: Number(idOnly[1]) };
+  } else {
+    const bar = text.indexOf('|');
+    if (bar < 0) throw notACursor(field);
+    cursorOrdering = text.slice(0, bar);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text.slice(bar + 1));
+    } catch {
+      throw notACursor(field);
+    }
+    if (!Array.isArray(parsed) || parsed.length !== 2 || !(typeof parsed[0] === 'string' || parsed[0] === null)) throw notACursor(field);
+    position = { key: parsed[0] as string | null, id: parsed[1] as number };
+  }
+  if (!Number.isSafeInteger(position.id) || position.id < 1 || position.id > POSTGRES_INT_MAX) throw notACursor(field);
+  if (cursorOrdering !== 'ID ASC' && cursorOrdering !== 'ID DESC') {
+    const format = KEY_FORMATS[cursorOrdering.split(' ')[0] as string];
+    if (!format || position.key === null || !format.test(position.key)) throw notACursor(field);
+  }
+  if (cursorOrdering !== ordering) {
+    throw new ValidationError(field, `is a cursor of the ${cursorOrdering} ordering; this request is ordered by ${ordering}: start again without ${field}`);
+  }
+  return position;
+}

@@ -1,0 +1,130 @@
+// Browse pages, searches and facets: one statement each (browse-statements.ts),
+// on whichever server the reads are routed to. A page reads one row more than
+// it shows, to tell whether another page follows.
+import type pg from 'pg';
+import type { Reads } from '../db/reads/read-routes.ts';
+import { decodeCursor, encodeCursor, type Ordering, orderingOf, type Position } from './browse-cursor.ts';
+import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
+import { type BrowseStatement, facetsStatement, pageStatement, PRICE_BANDS, type Resolved, resolveStatement, SEARCH_TIERS, searchStatement } from './browse-statements.ts';
+import type { Product } from './types.ts';
+
+export interface Edge {
+  cursor: string;
+  node: Product;
+}
+
+export interface Page<E extends Edge = Edge> {
+  edges: E[];
+  hasNextPage: boolean;
+}
+
+export interface SearchEdge extends Edge {
+  rank: number;
+  snippet: string | null;
+}
+
+export interface SearchPage extends Page<SearchEdge> {
+  /** The query as searched (Postgres tsquery text, after stemming and typo correction); null when only stop words were given. */
+  searched: string | null;
+}
+
+export interface FacetCount {
+  value: string;
+  count: number;
+}
+
+export interface PriceBandCount {
+  min: string;
+  max: string | null;
+  count: number;
+}
+
+export interface Facets {
+  total: number;
+  categories: FacetCount[];
+  sizes: FacetCount[];
+  priceBands: PriceBandCount[];
+}
+
+type Row = Product & { sortKey: string | null };
+
+const byCountThenValue = (a: FacetCount, b: FacetCount) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+
+export class CatalogBrowse {
+  private readonly reads: Reads;
+  constructor(reads: Reads) {
+    this.reads = reads;
+  }
+
+  private async run<T extends pg.QueryResultRow>(statement: BrowseStatement): Promise<T[]> {
+    const route = await this.reads.route();
+    return route.run(async (client) => (await client.query<T>(statement)).rows);
+  }
+
+  private static edges<R extends Row>(rows: R[], first: number, ordering: Ordering): { page: R[]; edges: (Edge & { row: R })[]; hasNextPage: boolean } {
+    const page = rows.slice(0, first);
+    return {
+      page,
+      hasNextPage: rows.length > first,
+      edges: page.map((row) => {
+        const { sortKey, ...node } = row;
+        return { row, node: node as Product, cursor: encodeCursor(ordering, { key: sortKey, id: row.id }) };
+      }),
+    };
+  }
+
+  /** `first` products matching `filter` in `order`, after the cursor `after`. */
+  async page(filter: BrowseFilter, order: BrowseOrder, first: number, after: string | undefined): Promise<Page> {
+    const ordering = orderingOf(order);
+    const position: Position | undefined = after === undefined ? undefined : decodeCursor(after, ordering);
+    const rows = await this.run<Row>(pageStatement(filter, order, position, first + 1));
+    const { edges, hasNextPage } = CatalogBrowse.edges(rows, first, ordering);
+    return { edges: edges.map(({ cursor, node }) => ({ cursor, node })), hasNextPage };
+  }
+
+  /** The tsquery the words stand for (stemmed, typos corrected: resolveStatement); null when they are all stop words. */
+  async resolve(words: readonly string[]): Promise<Resolved | null> {
+    const [row] = await this.run<{ searched: string | null }>(resolveStatement(words));
+    return row?.searched ? { query: row.searched } : null;
+  }
+
+  /** `first` matches of the resolved query (and `filter`) by rank, after the cursor `after`. */
+  async search(searched: Resolved | null, filter: BrowseFilter, first: number, after: string | undefined, snippets: boolean): Promise<SearchPage> {
+    const position = after === undefined ? undefined : decodeCursor(after, 'SEARCH');
+    if (searched === null) return { searched: null, edges: [], hasNextPage: false };
+    const rows = await this.run<Row & { snippet: string | null }>(searchStatement(searched, filter, position, first + 1, snippets));
+    const { edges, hasNextPage } = CatalogBrowse.edges(rows, first, 'SEARCH');
+    return {
+      searched: searched.query,
+      hasNextPage,
+      edges: edges.map(({ cursor, row }) => {
+        const { sortKey, snippet, ...node } = row;
+        return { cursor, node: node as Product, rank: SEARCH_TIERS[Number(sortKey)]!.rank, snippet };
+      }),
+    };
+  }
+
+  /**
+   * Counts per category, size in stock and price band, and the total, for a
+   * filter (and a resolved search query: null, only stop words, matches nothing).
+   */
+  async facets(filter: BrowseFilter, searched?: Resolved | null): Promise<Facets> {
+    const facets: Facets = { total: 0, categories: [], sizes: [], priceBands: [] };
+    const rows = searched === null ? [] : (await this.run<{ facet: string; value: string | null; count: string }>(facetsStatement(filter, searched)))
+      .map((row) => ({ ...row, count: Number(row.count) }));
+    const bands = PRICE_BANDS.map((min, i) => ({ min, max: PRICE_BANDS[i + 1] ?? null, count: 0 }));
+    for (const row of rows) {
+      if (row.facet === 'total') facets.total = row.count;
+      else if (row.facet === 'category') facets.categories.push({ value: row.value as string, count: row.count });
+      else if (row.facet === 'size') facets.sizes.push({ value: row.value as string, count: row.count });
+      else {
+        const band = bands[Number(row.value)];
+        if (band) band.count = row.count;
+      }
+    }
+    facets.categories.sort(byCountThenValue);
+    facets.sizes.sort(byCountThenValue);
+    facets.priceBands = bands;
+    return facets;
+  }
+}

@@ -1,0 +1,308 @@
+// Browse and search against the real loader's catalogue: every answer is
+// compared with a reference computed from the catalogue's own tables
+// (products, features, styles, skus), not from the browse read model, so the
+// read model, its triggers and the loader's build are checked with the API.
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  BrowsePageDocument, BrowsePageWithFacetsDocument, ShopFacetsDocument, SearchProductsDocument, SearchWithFacetsDocument, UpdateProductDocument,
+  type BrowsePageQuery, type ShopFacetsQuery, type SearchProductsQuery,
+} from '../../src/generated/graphql/operations/graphql.ts';
+import { PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
+import { MAX_QUERY_CHARACTERS } from '../../src/catalog/browse-input.ts';
+import { EXAMPLE_TABS } from '../../src/graphql/ide.ts';
+import { useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
+
+const catalogue = useTestCatalogue();
+const client = useTestClient(catalogue);
+
+/** Each product as the catalogue's tables say, with what the filters look at. */
+interface Reference {
+  id: number;
+  category: string;
+  price: number;
+  onSale: boolean;
+  sizes: string[];
+}
+
+/** The filters' meaning, written against the catalogue's own tables. */
+const REFERENCE = `
+  SELECT p.id, p.category, p.default_price::float AS price,
+    EXISTS (SELECT 1 FROM styles s WHERE s.product_id = p.id AND s.sale_price IS NOT NULL) AS "onSale",
+    ARRAY(SELECT DISTINCT k.size FROM styles s JOIN skus k ON k.style_id = s.id WHERE s.product_id = p.id AND k.quantity > 0) AS sizes
+  FROM products p`;
+
+type Filter = { categories?: string[]; priceMin?: string; priceMax?: string; onSale?: boolean; inStock?: boolean; sizes?: string[] };
+
+function matches(product: Reference, filter: Filter, except: (keyof Filter)[] = []): boolean {
+  const use = (part: keyof Filter) => filter[part] !== undefined && !except.includes(part);
+  return (!use('categories') || filter.categories!.includes(product.category))
+    && (!use('priceMin') || product.price >= Number(filter.priceMin))
+    && (!use('priceMax') || product.price <= Number(filter.priceMax))
+    && (!use('onSale') || product.onSale === filter.onSale)
+    && (!use('inStock') || (product.sizes.length > 0) === filter.inStock)
+    && (!use('sizes') || product.sizes.some((size) => filter.sizes!.includes(size)));
+}
+
+async function allPages<T>(fetch: (after: string | undefined) => Promise<{ ids: T[]; next: string | null }>): Promise<T[]> {
+  const ids: T[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const { ids: more, next } = await fetch(after);
+    ids.push(...more);
+    if (next === null) return ids;
+    after = next;
+  }
+  throw new Error('more than 1000 pages');
+}
+
+function browseIds(api: TestClient, variables: Record<string, unknown>) {
+  return allPages(async (after) => {
+    const response = await api.post(BrowsePageDocument, { ...variables, after });
+    expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
+    const connection = (response.body.data as BrowsePageQuery).productConnection;
+    return { ids: connection.edges.map((edge) => Number(edge.node.id)), next: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null };
+  });
+}
+
+let products: Reference[];
+let categories: string[];
+beforeAll(async () => {
+  products = await catalogue.direct.rows<Reference & Record<string, unknown>>(REFERENCE);
+  categories = [...new Set(products.map((p) => p.category))].sort();
+});
+
+describe('productConnection: filter and orderBy', () => {
+  const ORDERINGS = [
+    ['NAME', 'ASC', 'p.name ASC, p.id ASC'],
+    ['PRICE', 'DESC', 'p.default_price DESC, p.id DESC'],
+    ['CREATED_AT', 'DESC', 'p.created_at DESC, p.id DESC'],
+    ['UPDATED_AT', 'ASC', 'p.updated_at ASC, p.id ASC'],
+    ['ID', 'DESC', 'p.id DESC'],
+  ] as const;
+
+  it.each(ORDERINGS)('walks every page in %s %s order, ties by id, for a filter', async (field, direction, sql) => {
+    const filter: Filter = { categories: categories.slice(0, 3), onSale: true };
+    const wanted = new Set(products.filter((p) => matches(p, filter)).map((p) => p.id));
+    const ordered = (await catalogue.direct.rows<{ id: number }>(`SELECT p.id FROM products p ORDER BY ${sql}`)).map((r) => r.id).filter((id) => wanted.has(id));
+    expect(ordered.length).toBeGreaterThan(20);
+    expect(await browseIds(client, { first: 7, filter, orderBy: { field, direction } })).toEqual(ordered);
+  });
+
+  it.each([
+    { priceMin: '40.00', priceMax: '80.00' },
+    { inStock: false },
+    { inStock: true, sizes: ['M', '9.5'] },
+    { onSale: false, priceMax: '30.00' },
+  ] satisfies Filter[])('filters %j exactly as the catalogue tables say', async (filter) => {
+    const expected = products.filter((p) => matches(p, filter)).map((p) => p.id).sort((a, b) => a - b);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(await browseIds(client, { first: 50, filter })).toEqual(expected);
+  });
+
+  it.each([
+    { categories: ['first'], inStock: true, priceMin: '30.00' },
+    { sizes: ['M'], onSale: true },
+    { sizes: ['M', '9', 'One Size'], priceMax: '70.00' },
+    { categories: ['first'], inStock: false },
+    {},
+  ] satisfies Filter[])('counts and facets each part of the filter %j over what matches the other parts', async (given) => {
+    const filter: Filter = given.categories ? { ...given, categories: [categories[0]!] } : given;
+    const response = await client.post(BrowsePageWithFacetsDocument, { first: 3, filter });
+    expect(response.body.errors).toBeUndefined();
+    const connection = response.body.data!.productConnection;
+    const total = products.filter((p) => matches(p, filter)).length;
+    expect(connection.totalCount).toBe(total);
+    expect(connection.facets.total).toBe(total);
+    const byCategory = new Map<string, number>();
+    for (const p of products.filter((p) => matches(p, filter, ['categories']))) byCategory.set(p.category, (byCategory.get(p.category) ?? 0) + 1);
+    expect(new Map(connection.facets.categories.map((c) => [c.value, c.count]))).toEqual(byCategory);
+    if (filter.inStock !== false) expect(connection.facets.categories.length).toBeGreaterThan(1);
+    const bySize = new Map<string, number>();
+    for (const p of products.filter((p) => matches(p, filter, ['sizes']))) for (const size of p.sizes) bySize.set(size, (bySize.get(size) ?? 0) + 1);
+    expect(new Map(connection.facets.sizes.map((s) => [s.value, s.count]))).toEqual(bySize);
+    const bands = PRICE_BANDS.map((min, i) => products.filter((p) => matches(p, filter, ['priceMin', 'priceMax'])
+      && p.price >= Number(min) && (i + 1 === PRICE_BANDS.length || p.price < Number(PRICE_BANDS[i + 1]))).length);
+    expect(connection.facets.priceBands.map((band) => band.count)).toEqual(bands);
+    expect(connection.facets.priceBands.map((band) => band.min)).toEqual([...PRICE_BANDS]);
+  });
+
+  it('refuses a cursor of another ordering, a forged cursor and a bad filter with BAD_USER_INPUT naming the argument', async () => {
+    const first = await client.post(BrowsePageDocument, { first: 2, orderBy: { field: 'NAME', direction: 'ASC' } });
+    const cursor = (first.body.data as BrowsePageQuery).productConnection.pageInfo.endCursor;
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ after: cursor, orderBy: { field: 'PRICE', direction: 'ASC' } }, 'after', /NAME ASC ordering.*PRICE ASC/],
+      [{ after: cursor }, 'after', /NAME ASC ordering.*ID ASC/],
+      [{ after: Buffer.from('PRICE ASC|["1e999",1]').toString('base64url'), orderBy: { field: 'PRICE', direction: 'ASC' } }, 'after', /not a cursor/],
+      [{ after: 'bm9wZQ' }, 'after', /not a cursor/],
+      [{ filter: { categories: [] } }, 'filter.categories', /empty list/],
+      [{ filter: { priceMin: '50.00', priceMax: '10.00' } }, 'filter.priceMax', /below priceMin/],
+    ];
+    for (const [variables, field, message] of cases) {
+      const response = await client.post(BrowsePageDocument, { first: 2, ...variables });
+      // A field error: 200 with data null, as every argument error of the API (docs/graphql.md).
+      expect(response.status, JSON.stringify(variables)).toBe('data' in response.body ? 200 : 400);
+      expect(response.body.data ?? null).toBeNull();
+      expect(response.body.errors?.[0]?.extensions?.field).toBe(field);
+      expect(response.body.errors?.[0]?.message).toMatch(message);
+    }
+    // A variable the Money scalar refuses: a request error, 400.
+    const money = await client.post(BrowsePageDocument, { first: 2, filter: { priceMin: '12.345' } });
+    expect(money.status).toBe(400);
+    expect(money.body.errors?.[0]?.message).toMatch(/Money/);
+  });
+});
+
+describe('search', () => {
+  /** Products whose searched text has every word (the last as a prefix), from the catalogue tables. */
+  async function referenceSearch(words: string[]): Promise<Set<number>> {
+    const query = words.map((w, i) => (i === words.length - 1 ? `${w}:*` : w)).join(' & ');
+    const rows = await catalogue.direct.rows<{ id: number }>(`
+      SELECT p.id FROM products p
+      WHERE to_tsvector('english', concat_ws(' ', p.name, p.category, p.slogan, p.description,
+        (SELECT string_agg(f.value, ' ') FROM features f WHERE f.product_id = p.id))) @@ to_tsquery('english', $1)`, [query]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async function searchAll(query: string, filter?: Filter) {
+    const edges: SearchProductsQuery['search']['edges'] = [];
+    let searched: string | null | undefined;
+    await allPages(async (after) => {
+      const response = await client.post(SearchProductsDocument, { query, first: 10, after, filter });
+      expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
+      const search = (response.body.data as SearchProductsQuery).search;
+      searched = search.searched;
+      edges.push(...search.edges);
+      return { ids: search.edges, next: search.pageInfo.hasNextPage ? search.pageInfo.endCursor : null };
+    });
+    return { edges, searched };
+  }
+
+  let noun: string;
+  beforeAll(async () => {
+    // The last word of a product name: a noun of the catalogue (e.g. Onesie).
+    const [row] = await catalogue.direct.rows<{ name: string }>('SELECT name FROM products ORDER BY id LIMIT 1');
+    noun = row!.name.split(' ').at(-1)!.toLowerCase();
+  });
+
+  it('finds exactly the products holding every word, name matches first, each tier in id order, with snippets', async () => {
+    const { edges, searched } = await searchAll(noun);
+    expect(searched).toContain(':*');
+    const expected = await referenceSearch([noun]);
+    expect(new Set(edges.map((e) => Number(e.node.id)))).toEqual(expected);
+    const ranks = edges.map((e) => e.rank);
+    expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
+    expect(ranks[0]).toBe(1);
+    for (const tier of new Set(ranks)) {
+      const ids = edges.filter((e) => e.rank === tier).map((e) => Number(e.node.id));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    }
+    const nameMatches = edges.filter((e) => e.rank === 1);
+    expect(nameMatches.length).toBeGreaterThan(0);
+    for (const edge of nameMatches) expect(edge.node.name.toLowerCase()).toContain(noun.slice(0, 4));
+    for (const edge of edges) expect(edge.snippet).toMatch(/«[^»]+»/);
+  });
+
+  it('takes the last word as a prefix, corrects a typo, and filters like productConnection', async () => {
+    const prefix = await searchAll(noun.slice(0, 4));
+    expect(new Set(prefix.edges.map((e) => Number(e.node.id)))).toEqual(await referenceSearch([noun.slice(0, 4)]));
+    // Two letters swapped in the middle.
+    const typo = `${noun.slice(0, 2)}${noun[3]}${noun[2]}${noun.slice(4)}`;
+    const corrected = await searchAll(`${typo} ${categories[0]!.toLowerCase()}`);
+    expect(corrected.searched).not.toContain(typo);
+    const filter: Filter = { onSale: true, sizes: ['M', 'L', '9'] };
+    const filtered = await searchAll(noun, filter);
+    const wanted = new Set(products.filter((p) => matches(p, filter)).map((p) => p.id));
+    expect(new Set(filtered.edges.map((e) => Number(e.node.id)))).toEqual(new Set([...await referenceSearch([noun])].filter((id) => wanted.has(id))));
+  });
+
+  it('counts and facets the matches', async () => {
+    const response = await client.post(SearchWithFacetsDocument, { query: noun, first: 2 });
+    const expected = await referenceSearch([noun]);
+    expect(response.body.data?.search.totalCount).toBe(expected.size);
+    const categoryCounts = new Map<string, number>();
+    for (const p of products.filter((p) => expected.has(p.id))) categoryCounts.set(p.category, (categoryCounts.get(p.category) ?? 0) + 1);
+    expect(new Map(response.body.data!.search.facets.categories.map((c) => [c.value, c.count]))).toEqual(categoryCounts);
+    const facets = await client.post(ShopFacetsDocument, { query: noun });
+    expect((facets.body.data as ShopFacetsQuery).productFacets).toEqual(response.body.data!.search.facets);
+    expect(facets.statements).toBe(2);
+  });
+
+  it('finds nothing for stop words only, and refuses bad input with BAD_USER_INPUT naming query, never a tsquery error', async () => {
+    const stop = await client.post(SearchProductsDocument, { query: 'the and of' });
+    expect(stop.status).toBe(200);
+    expect((stop.body.data as SearchProductsQuery).search).toMatchObject({ searched: null, edges: [] });
+    const bad: [string, RegExp][] = [
+      ['', /at least one word/],
+      ['   ', /at least one word/],
+      ['?!,.', /query syntax|at least one word/],
+      ['x'.repeat(10_000), new RegExp(`at most ${MAX_QUERY_CHARACTERS} characters`)],
+      ['jacket & !camo', /query syntax: remove "&"/],
+      ["jacket:* | 'x'", /query syntax/],
+      ['jack\u0000et', /NUL/],
+      ['jacket\u0007', /control characters/],
+      ['a b c d e f g h i', /at most 8 words/],
+    ];
+    for (const [query, message] of bad) {
+      for (const response of [await client.post(SearchProductsDocument, { query }), await client.post(ShopFacetsDocument, { query })]) {
+        expect(response.status, JSON.stringify(query)).toBe('data' in response.body ? 200 : 400);
+        expect(response.body.data ?? null).toBeNull();
+        expect(response.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'query' });
+        expect(response.body.errors?.[0]?.message).toMatch(message);
+      }
+    }
+    const cursor = await client.post(SearchProductsDocument, { query: noun, after: Buffer.from('product:1').toString('base64url') });
+    expect(cursor.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+  });
+});
+
+describe('the IDE\'s examples', () => {
+  it('run without errors and show something', async () => {
+    for (const query of EXAMPLE_TABS) {
+      const response = await client.post(query);
+      expect(response.body.errors, query).toBeUndefined();
+      expect(JSON.stringify(response.body.data)).toMatch(/"id":"\d+"/);
+    }
+  });
+});
+
+describe('after writes', () => {
+  const cached = useTestClient(catalogue, { env: { CACHE: 'on' } });
+
+  it('a rename moves a product into a search, and a price change across the facets, through the response cache', async () => {
+    const word = 'zanzibarian';
+    const before = await cached.post(SearchProductsDocument, { query: word });
+    expect((before.body.data as SearchProductsQuery).search.edges).toEqual([]);
+    const again = await cached.post(SearchProductsDocument, { query: word });
+    expect(again.headers['x-cache']).toBe('hit');
+    const facetsBefore = (await cached.post(ShopFacetsDocument, { filter: { priceMin: '99999.00' } })).body.data as ShopFacetsQuery;
+    expect(facetsBefore.productFacets.total).toBe(0);
+    const [target] = await catalogue.direct.rows<{ id: number }>('SELECT id FROM products ORDER BY id DESC LIMIT 1');
+    const update = await cached.post(UpdateProductDocument, { id: String(target!.id), input: { name: 'Zanzibarian Parka', defaultPrice: '99999.50' } });
+    expect(update.body.errors).toBeUndefined();
+    const after = await cached.post(SearchProductsDocument, { query: word });
+    expect(after.headers['x-cache']).not.toBe('hit');
+    expect((after.body.data as SearchProductsQuery).search.edges.map((e) => e.node.id)).toEqual([String(target!.id)]);
+    const facetsAfter = (await cached.post(ShopFacetsDocument, { filter: { priceMin: '99999.00' } })).body.data as ShopFacetsQuery;
+    expect(facetsAfter.productFacets.total).toBe(1);
+    expect(facetsAfter.productFacets.priceBands.at(-1)!.count).toBe(1);
+  });
+
+  it('stock and sale changes (styles and skus, as sidecar mode writes them) reach the filters and facets in the same transaction', async () => {
+    const [product] = await catalogue.direct.rows<{ id: number }>(`
+      SELECT s.product_id AS id FROM styles s JOIN skus k ON k.style_id = s.id WHERE k.quantity > 0 GROUP BY 1 ORDER BY 1 LIMIT 1`);
+    const id = product!.id;
+    await catalogue.direct.rows('UPDATE skus SET quantity = 0 WHERE style_id IN (SELECT id FROM styles WHERE product_id = $1)', [id]);
+    await catalogue.direct.rows('UPDATE styles SET sale_price = NULL WHERE product_id = $1', [id]);
+    const fresh = await catalogue.direct.rows<Reference & Record<string, unknown>>(REFERENCE);
+    for (const filter of [{ inStock: false }, { onSale: false }] satisfies Filter[]) {
+      const expected = fresh.filter((p) => matches(p, filter)).map((p) => p.id).sort((a, b) => a - b);
+      expect(expected).toContain(id);
+      expect(await browseIds(client, { first: 50, filter })).toEqual(expected);
+      const facets = (await client.post(ShopFacetsDocument, { filter })).body.data as ShopFacetsQuery;
+      expect(facets.productFacets.total).toBe(expected.length);
+    }
+    const cells = await catalogue.direct.one<{ cells: number; products: number }>('SELECT sum(products)::int AS cells, (SELECT count(*)::int FROM products) AS products FROM browse_facet_cells');
+    expect(cells.cells).toBe(cells.products);
+  });
+});
+
