@@ -43,7 +43,8 @@ const LEAKS: readonly RegExp[] = [
   /\b(?:SELECT|INSERT|UPDATE|DELETE)\b[\s\S]*\b(?:FROM|INTO|SET|WHERE)\b/i, // SQL
   /\b(?:FROM|JOIN|INTO|TABLE)\s+"?(?:public"?\.)?"?(?:products|features|styles|photos|skus|related|load_runs|load_rejects)\b/i,
   /_prisma_migrations|\bload_re(?:jects|runs)\b/,
-  /invalid input syntax|out of range for type|violates .*constraint|duplicate key|syntax error at or near|relation "|column "|does not exist/i,
+  // (graphql-js's own "Value … does not exist in "<Enum>" enum." is input coercion, not Postgres.)
+  /invalid input syntax|out of range for type|violates .*constraint|duplicate key|syntax error at or near|relation "|column "|does not exist(?! in "\w+" enum)/i,
   /\bpg_|postgres(?:ql)?:\/\/|ECONNREFUSED|ECONNRESET|127\.0\.0\.1|password/i,
   /\b(?:TypeError|RangeError|ReferenceError|SyntaxError): /, // a JavaScript exception as such
   /Cannot read propert|[\w$] is not (?:a function|defined|iterable)|Maximum call stack/i, // JavaScript errors, not GraphQL's `Variable "$x" is not defined`
