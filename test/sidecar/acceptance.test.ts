@@ -233,6 +233,8 @@ describe('sidecar mode against the legacy simulator', () => {
 
   it('(d) with the legacy service down, reads keep answering 200 from the copy with X-Source-Age; the sync resumes when it is back', async () => {
     const paths = ['/products?page=1&count=5', ...productPaths([1, 7])];
+    // The copy holds everything done before the outage (the earlier tests' changes included) once a sync has ended after now.
+    await syncedAfter(Date.now(), CHANGE_BOUND_MS + 30_000);
     const expected = await legacySnapshot(paths);
     for (const mode of ['503', 'refuse', 'reset'] as const) {
       await sim.down(mode);
