@@ -22,14 +22,19 @@ import { RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 
 /** The media types Apollo Server chooses among for a single result, in its order of preference. */
-const MEDIA_TYPES = ['application/json; charset=utf-8', 'application/graphql-response+json; charset=utf-8', 'application/json; callbackSpec=1.0; charset=utf-8'];
-const GRAPHQL_RESPONSE_JSON = MEDIA_TYPES[1];
+export const JSON_MEDIA_TYPE = 'application/json; charset=utf-8';
+export const GRAPHQL_RESPONSE_MEDIA_TYPE = 'application/graphql-response+json; charset=utf-8';
+const MEDIA_TYPES = [JSON_MEDIA_TYPE, GRAPHQL_RESPONSE_MEDIA_TYPE, 'application/json; callbackSpec=1.0; charset=utf-8'];
 
-/** Whether Apollo answers this request as application/graphql-response+json (it negotiates the same way). */
+/** The media type Apollo answers a single result in for this Accept header (it negotiates the same way); undefined when none fits. */
+export function responseMediaType(accept: string | undefined): string | undefined {
+  if (!accept) return JSON_MEDIA_TYPE;
+  return new Negotiator({ headers: { accept } }).mediaType(MEDIA_TYPES);
+}
+
+/** Whether Apollo answers this request as application/graphql-response+json. */
 export function answersGraphqlResponseJson(http: HTTPGraphQLRequest | undefined): boolean {
-  const accept = http?.headers.get('accept');
-  if (!accept) return false;
-  return new Negotiator({ headers: { accept } }).mediaType(MEDIA_TYPES) === GRAPHQL_RESPONSE_JSON;
+  return responseMediaType(http?.headers.get('accept')) === GRAPHQL_RESPONSE_MEDIA_TYPE;
 }
 
 /** Seconds to wait before retrying, for the errors that make a whole response a 503. */

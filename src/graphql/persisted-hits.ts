@@ -17,7 +17,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import Negotiator from 'negotiator';
 import type { AccessControl } from '../auth/access.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import { type HttpCaching, surrogateKeys } from '../http/http-caching.ts';
@@ -28,14 +27,10 @@ import { type CachePolicy, cachePolicy } from './cache-hints.ts';
 import type { GraphQLContext } from './context.ts';
 import { knownFixedCost } from './cost.ts';
 import { knownUncapped } from './limits/argument-caps.ts';
+import { GRAPHQL_RESPONSE_MEDIA_TYPE, JSON_MEDIA_TYPE, responseMediaType } from './http-status.ts';
 
 /** Distinct (hash, operation name) pairs remembered; the oldest is forgotten first. */
 const MAX_KNOWN = 1000;
-
-/** Apollo's media types for a single result (its MEDIA_TYPES), in its order of preference. */
-const JSON_TYPE = 'application/json; charset=utf-8';
-const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json; charset=utf-8';
-const CALLBACK_TYPE = 'application/json; callbackSpec=1.0; charset=utf-8';
 
 interface KnownQuery {
   /** The operation's name in its document (for the log line and metrics). */
@@ -52,11 +47,10 @@ export interface PersistedHitsOptions {
   costUnit: number;
 }
 
-/** What Apollo would answer for this Accept header, or undefined when only Apollo should decide. */
+/** What Apollo would answer for this Accept header, or undefined when only Apollo should decide (no fit, or JSONP-style callbacks). */
 function mediaType(accept: string | undefined): string | undefined {
-  if (!accept) return JSON_TYPE;
-  const preferred = new Negotiator({ headers: { accept } }).mediaType([JSON_TYPE, GRAPHQL_RESPONSE_TYPE, CALLBACK_TYPE]);
-  return preferred === JSON_TYPE || preferred === GRAPHQL_RESPONSE_TYPE ? preferred : undefined;
+  const type = responseMediaType(accept);
+  return type === JSON_MEDIA_TYPE || type === GRAPHQL_RESPONSE_MEDIA_TYPE ? type : undefined;
 }
 
 /** The persisted query a GET names: its hash, operation name and variables; undefined for anything else. */
