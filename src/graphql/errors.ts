@@ -17,6 +17,11 @@ export function badInput(message: string, field?: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(field ? { field } : {}), http: { status: 400 } } });
 }
 
+/** An argument check's ValidationError ("query: must ...") as the API's argument errors read ("query must ..."). */
+export function fromValidationError(error: ValidationError): GraphQLError {
+  return badInput(error.message.replace(`${error.field}: `, `${error.field} `), error.field);
+}
+
 /** A number argument above its cap, e.g. "count must be at most 100 (got 101)". */
 export function aboveMaximum(name: string, max: number, got: number): GraphQLError {
   return badInput(`${name} must be at most ${max} (got ${got})`, name);

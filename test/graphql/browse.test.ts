@@ -139,9 +139,9 @@ describe('productConnection: filter and orderBy', () => {
     ];
     for (const [variables, field, message] of cases) {
       const response = await client.post(BrowsePageDocument, { first: 2, ...variables });
-      // A field error: 200 with data null, as every argument error of the API (docs/graphql.md).
-      expect(response.status, JSON.stringify(variables)).toBe('data' in response.body ? 200 : 400);
-      expect(response.body.data ?? null).toBeNull();
+      // A request error, checked before anything executes: 400 under application/json too, no data.
+      expect(response.status, JSON.stringify(variables)).toBe(400);
+      expect('data' in response.body).toBe(false);
       expect(response.body.errors?.[0]?.extensions?.field).toBe(field);
       expect(response.body.errors?.[0]?.message).toMatch(message);
     }
@@ -244,14 +244,27 @@ describe('search', () => {
     ];
     for (const [query, message] of bad) {
       for (const response of [await client.post(SearchProductsDocument, { query }), await client.post(ShopFacetsDocument, { query })]) {
-        expect(response.status, JSON.stringify(query)).toBe('data' in response.body ? 200 : 400);
-        expect(response.body.data ?? null).toBeNull();
+        expect(response.status, JSON.stringify(query)).toBe(400);
+        expect('data' in response.body).toBe(false);
         expect(response.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'query' });
         expect(response.body.errors?.[0]?.message).toMatch(message);
       }
     }
     const cursor = await client.post(SearchProductsDocument, { query: noun, after: Buffer.from('product:1').toString('base64url') });
+    expect(cursor.status).toBe(400);
     expect(cursor.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+    // Written into the document rather than sent as a variable: the same 400, and nothing read.
+    // A request error whichever media type: no data, nothing read. Its status is
+    // 400 under application/graphql-response+json (what Apollo Client accepts
+    // first); plain application/json keeps 200, as GraphQL over HTTP asks for
+    // every well-formed request there (src/graphql/http-status.ts).
+    for (const [accept, status] of [['application/graphql-response+json', 400], ['application/json', 200]] as const) {
+      const literal = await client.post('{ search(query: "jacket & !camo") { searched } }', undefined, { headers: { accept } });
+      expect(literal.status, accept).toBe(status);
+      expect('data' in literal.body).toBe(false);
+      expect(literal.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/query syntax: remove "&"/), extensions: { code: 'BAD_USER_INPUT', field: 'query' } });
+      expect(literal.statements).toBe(0);
+    }
   });
 });
 

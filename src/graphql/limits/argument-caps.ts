@@ -5,15 +5,19 @@
 // - every list argument, at any depth inside input objects (`ids`,
 //   `input.features`, and any list argument added later), at most
 //   GRAPHQL_MAX_LIST_LENGTH entries.
+// - the value checks of ../argument-checks.ts (search text, filters, cursors).
 // Values come from literals and variables alike. Refusals are the same
-// BAD_USER_INPUT errors the resolvers give, naming the argument.
+// BAD_USER_INPUT errors the resolvers give, naming the argument, as request
+// errors: HTTP 400 under every media type.
 import {
   type DocumentNode, type FieldNode, type GraphQLArgument, type GraphQLError, type GraphQLField, type GraphQLInputType,
   type GraphQLNamedType, type GraphQLSchema, GraphQLInt, Kind, type OperationDefinitionNode, type SelectionSetNode,
   getArgumentValues, getNamedType, getNullableType, isInputObjectType, isInterfaceType, isListType, isObjectType,
 } from 'graphql';
 import { LIST_SIZES } from '../cost.ts';
-import { aboveMaximum, tooManyEntries } from '../errors.ts';
+import { aboveMaximum, fromValidationError, tooManyEntries } from '../errors.ts';
+import { ARGUMENT_CHECKS } from '../argument-checks.ts';
+import { ValidationError } from '../../catalog/validation.ts';
 import { type Variables, operationVariables } from '../operation-variables.ts';
 import { fragmentsByName } from '../fragments.ts';
 
@@ -60,13 +64,16 @@ function canHoldList(argument: GraphQLArgument): boolean {
 
 function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, unknown>, node: FieldNode, variables: () => Variables, caps: ArgumentCaps): GraphQLError | undefined {
   if (field.args.length === 0 || !node.arguments?.length) return undefined;
-  const pageSize = LIST_SIZES[`${parent.name}.${field.name}`]?.argument;
+  const coordinate = `${parent.name}.${field.name}`;
+  const pageSize = LIST_SIZES[coordinate]?.argument;
   // Only arguments the operation passes: an omitted one takes the schema's
   // default, which is within every cap (and reading the variables for nothing
   // would keep a repeated operation from being known as uncapped).
   const passed = new Set(node.arguments.map((argument) => argument.name.value));
   const capped = field.args.filter((argument) => passed.has(argument.name) && (argument.name === pageSize || canHoldList(argument)));
-  if (capped.length === 0) return undefined;
+  const valueCheck = ARGUMENT_CHECKS[coordinate];
+  const checked = valueCheck !== undefined && valueCheck.reads.some((name) => passed.has(name));
+  if (capped.length === 0 && !checked) return undefined;
   let values: Record<string, unknown>;
   try {
     values = getArgumentValues(field, node, variables());
@@ -80,6 +87,14 @@ function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, un
     }
     const overlong = overlongList(value, argument.type, argument.name, caps.maxListLength);
     if (overlong) return overlong;
+  }
+  if (checked) {
+    try {
+      valueCheck.check(values);
+    } catch (error) {
+      if (error instanceof ValidationError) return fromValidationError(error);
+      throw error;
+    }
   }
   return undefined;
 }

@@ -10,7 +10,7 @@ import type { Edge, Facets } from '../../catalog/browse.ts';
 import type { Resolved } from '../../catalog/browse-statements.ts';
 import { checkFilter, DEFAULT_ORDER, type BrowseFilter, type BrowseOrder, searchWords } from '../../catalog/browse-input.ts';
 import type { GraphQLContext } from '../context.ts';
-import { badInput } from '../errors.ts';
+import { fromValidationError } from '../errors.ts';
 import { positive } from './query.ts';
 import { selectsPath } from '../browse-lookahead.ts';
 import { ValidationError } from '../../catalog/validation.ts';
@@ -22,7 +22,7 @@ async function checked<T>(run: () => T | Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     // "after is not a cursor...", as every argument error of the API reads.
-    if (error instanceof ValidationError) throw badInput(error.message.replace(`${error.field}: `, `${error.field} `), error.field);
+    if (error instanceof ValidationError) throw fromValidationError(error);
     throw error;
   }
 }
