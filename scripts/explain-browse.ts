@@ -1,4 +1,4 @@
-// node scripts/explain-browse.ts [--json]   (DATABASE_URL: a migrated, loaded catalogue)
+// node scripts/explain-browse.ts [--json] [--only <text>]   (DATABASE_URL: a migrated, loaded catalogue)
 //
 // Runs EXPLAIN (ANALYZE, BUFFERS) on the browse, search and facet statements
 // of representative requests (the bench scenarios' and the worst shapes), as
@@ -6,7 +6,7 @@
 // src/db/pool/session-settings.ts sets it), each executed three times and the
 // last plan kept (warm). Prints per request: execution time, planning time,
 // shared buffers hit/read, and the plan's top nodes; --json prints the raw
-// plans. docs/browse.md quotes its output at full scale.
+// plans; --only runs the requests whose label contains the text. docs/browse.md quotes its output at full scale.
 import pg from 'pg';
 import { decodeCursor } from '../src/catalog/browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from '../src/catalog/browse-input.ts';
@@ -15,6 +15,8 @@ import { type BrowseStatement, facetsStatement, pageStatement, type Resolved, re
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL');
 const json = process.argv.includes('--json');
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt < 0 ? undefined : process.argv[onlyAt + 1];
 
 interface Plan {
   'Node Type': string;
@@ -38,6 +40,7 @@ await client.connect();
 await client.query('SET plan_cache_mode = force_generic_plan; SET max_parallel_workers_per_gather = 0');
 
 async function explain(label: string, statement: BrowseStatement): Promise<void> {
+  if (only !== undefined && !label.includes(only)) return;
   await client.query(`PREPARE s AS ${statement.text}`);
   try {
     // EXPLAIN EXECUTE is a utility statement: its values go in as literals.
@@ -90,9 +93,15 @@ await explain('search: "jacket", 2nd tier page (cursor in tier 1)', searchStatem
 await explain('search: "boots" filtered (on sale, size 9)', searchStatement(await resolved(['boots']), { onSale: true, sizes: ['9'] }, undefined, 21, true));
 await explain('facets: no filter', facetsStatement({}, undefined));
 await explain('facets: Jackets', facetsStatement(jackets, undefined));
-await explain('facets: filtered category page (two sizes: product rows)', facetsStatement(categoryPage, undefined));
+await explain('facets: filtered category page (two sizes: size set cells)', facetsStatement(categoryPage, undefined));
+await explain('facets: sizes M or L, nothing else (size set cells)', facetsStatement({ sizes: ['M', 'L'] }, undefined));
+await explain('facets: sizes S, M, L or XL, on sale, 20-80 (size set cells)', facetsStatement({ sizes: ['S', 'M', 'L', 'XL'], onSale: true, priceMin: '20.00', priceMax: '80.00' }, undefined));
 await explain('facets: Kicks on sale in stock, size 9', facetsStatement({ ...categoryPage, sizes: ['9'] }, undefined));
 await explain('facets: search "camo onesie"', facetsStatement({}, await resolved(['camo', 'onesie'])));
-await explain('facets: search "summer"', facetsStatement({}, await resolved(['summer'])));
+await explain('facets: search "summer" (sampled)', facetsStatement({}, await resolved(['summer'])));
+await explain('facets: search "zipper" (sampled)', facetsStatement({}, await resolved(['zipper'])));
+await explain('facets: search "jacket", in stock, sizes M or L (sampled)', facetsStatement({ inStock: true, sizes: ['M', 'L'] }, await resolved(['jacket'])));
+await explain('facets: search "every" (in 48% of products, sampled)', facetsStatement({}, await resolved(['every'])));
+await explain('facets: search "parka jackets"', facetsStatement({}, await resolved(['parka', 'jackets'])));
 void decodeCursor;
 await client.end();

@@ -215,27 +215,33 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
   return named('browse_search', text, params.values);
 }
 
-/** Where a facet count reads: product rows, or one of the two cell tables (the migration). */
-type CountSource = 'products' | 'cells' | 'size-cells';
+/**
+ * Search facets count every match of a search only when it has few; for a
+ * common word they are estimated from a sample (docs/browse.md), since
+ * counting all of "summer"'s 101,240 matches read 403,216 blocks (3 s).
+ * The sample is the products whose id is a multiple of FACET_SAMPLE_MODULUS
+ * (a partial GIN index of their own, migration 20261126090000): when it
+ * holds at most EXACT_SAMPLE_MATCHES matches (about 3,200 expected in the
+ * whole catalogue), every match is counted; otherwise the sample's counts
+ * are scaled by the modulus, and at most FACET_SAMPLE_ROWS of them are
+ * read (a word in most products: those in the first blocks of the table,
+ * scaled by its share of the blocks).
+ */
+export const FACET_SAMPLE_MODULUS = 64;
+export const EXACT_SAMPLE_MATCHES = 50;
+export const FACET_SAMPLE_ROWS = 2000;
 
 /**
- * Conditions of `filter` (but the parts in `except`) on a count source, and
- * the source that answers them: the facet cells when sizes are not filtered,
- * the size cells for one size, product rows for several (products with any
- * of them: the cells cannot tell overlaps apart) or for a search's matches.
+ * Conditions of `filter` (but the parts in `except`) on a cell table, and
+ * the table that answers them: the facet cells when sizes are not filtered,
+ * the size cells for one size (several: sizeSetFacetsStatement).
  */
-function countFrom(filter: BrowseFilter, params: Parameters, except: readonly FilterPart[], search: string | undefined): { from: string; where: string[] } {
+function cellsFrom(filter: BrowseFilter, params: Parameters, except: readonly FilterPart[]): { from: string; where: string[] } {
   const sizes = except.includes('sizes') ? undefined : filter.sizes;
-  const source: CountSource = search !== undefined || (sizes !== undefined && sizes.length > 1) ? 'products' : sizes ? 'size-cells' : 'cells';
-  if (source === 'products') {
-    const where = conditions(filter, params, except);
-    if (search !== undefined) where.unshift(`b.document @@ ${search}`);
-    return { from: 'product_browse b', where };
-  }
   const where = conditions(filter, params, [...except, 'inStock', 'sizes']);
-  if (source === 'size-cells') {
-    where.push(`b.size = ${params.add(sizes![0], 'text')}`);
-    // Every product counted here has that size in stock.
+  if (sizes) {
+    where.push(`b.size = ${params.add(sizes[0], 'text')}`);
+    // Every product of the size cells has a size in stock.
     if (filter.inStock === false && !except.includes('inStock')) where.push('false');
     return { from: 'browse_size_cells b', where };
   }
@@ -243,41 +249,125 @@ function countFrom(filter: BrowseFilter, params: Parameters, except: readonly Fi
   return { from: 'browse_facet_cells b', where };
 }
 
-/**
- * Facet counts in one statement: per category, per size in stock, per price
- * band, and the total, each counted over what matches every other part of
- * the filter (so a chosen category still shows the others' counts), the
- * total over all of it. Without a search, from the cell tables (a few
- * thousand rows whatever the catalogue's size; product rows only for a
- * filter on several sizes); with a search, over its matches. Rows: facet
- * ('category' | 'size' | 'price' | 'total'), value, count.
- */
-export function facetsStatement(filter: BrowseFilter, searched: Resolved | undefined): BrowseStatement {
-  const params = new Parameters();
-  const search = searched === undefined ? undefined : params.add(searched.query, 'tsquery');
-  const bands = params.add(PRICE_BANDS.slice(1), 'numeric[]');
-  const count = (except: FilterPart[], select: string, group: string) => {
-    const { from, where } = countFrom(filter, params, except, search);
-    const n = from === 'product_browse b' ? 'count(*)' : 'sum(b.products)';
-    return `SELECT ${select}, ${n}::bigint AS count FROM ${from} ${whereClause(where)}${group ? ` GROUP BY ${group}` : ''}`;
-  };
-  /** Sizes in stock: from the size cells, or unnested from a search's matches. */
-  const sizes = () => {
-    if (search !== undefined) {
-      const where = [`b.document @@ ${search}`, ...conditions(filter, params, ['sizes'])];
-      return `SELECT 'size', size, count(*)::bigint FROM product_browse b CROSS JOIN unnest(b.sizes) AS size ${whereClause(where)} GROUP BY size`;
-    }
-    const where = conditions(filter, params, ['inStock', 'sizes']);
-    if (filter.inStock === false) where.push('false'); // a product without stock has no size in stock
-    return `SELECT 'size', b.size, sum(b.products)::bigint FROM browse_size_cells b ${whereClause(where)} GROUP BY b.size`;
-  };
-  const text = `
+type Count = (except: FilterPart[], select: string, group: string) => string;
+
+/** The four facet queries: `count` for a facet's rows (leaving out the filter parts it counts across), and the size facet's own. */
+function facetParts(count: Count, sizes: string, bands: string): string {
+  return `
     ${count(['categories'], `'category' AS facet, b.category AS value`, 'b.category')}
     UNION ALL
-    ${sizes()}
+    ${sizes}
     UNION ALL
     ${count(['priceMin', 'priceMax'], `'price', width_bucket(b.price, ${bands})::text`, '2')}
     UNION ALL
     ${count([], `'total', NULL`, '')}`;
+}
+
+/**
+ * Counts over the rows of a CTE `m` that has already applied the filter
+ * parts in `applied`: `weight` is what a row counts for.
+ */
+function countOver(filter: BrowseFilter, params: Parameters, applied: readonly FilterPart[], weight: string): Count {
+  return (except, select, group) => {
+    const where = conditions(filter, params, [...except, ...applied]);
+    return `SELECT ${select}, ${weight} AS count FROM m b ${whereClause(where)}${group ? ` GROUP BY ${group}` : ''}`;
+  };
+}
+
+/** The size facet from the size cells: every size but the filter's own part (a product without stock has no size in stock). */
+function sizeFacetFromCells(filter: BrowseFilter, params: Parameters): string {
+  const where = conditions(filter, params, ['inStock', 'sizes']);
+  if (filter.inStock === false) where.push('false');
+  return `SELECT 'size', b.size, sum(b.products)::bigint FROM browse_size_cells b ${whereClause(where)} GROUP BY b.size`;
+}
+
+/**
+ * Facet counts in one statement: per category, per size in stock, per price
+ * band, and the total, each counted over what matches every other part of
+ * the filter (so a chosen category still shows the others' counts), the
+ * total over all of it. Without a search, from the cell tables (2,620 facet
+ * cells and 9,512 size cells at full scale, whatever the catalogue's size;
+ * 107,209 size set cells for a filter on several sizes); with a search,
+ * over its matches (searchFacetsStatement). Rows: facet ('category' |
+ * 'size' | 'price' | 'total' | 'exact'), value, count.
+ */
+export function facetsStatement(filter: BrowseFilter, searched: Resolved | undefined): BrowseStatement {
+  if (searched !== undefined) return searchFacetsStatement(filter, searched);
+  if (filter.sizes && filter.sizes.length > 1) return sizeSetFacetsStatement(filter);
+  const params = new Parameters();
+  const bands = params.add(PRICE_BANDS.slice(1), 'numeric[]');
+  const count: Count = (except, select, group) => {
+    const { from, where } = cellsFrom(filter, params, except);
+    return `SELECT ${select}, sum(b.products)::bigint AS count FROM ${from} ${whereClause(where)}${group ? ` GROUP BY ${group}` : ''}`;
+  };
+  const text = `${facetParts(count, sizeFacetFromCells(filter, params), bands)}
+    UNION ALL
+    SELECT 'exact', NULL, 1`;
   return named('browse_facets', text, params.values);
+}
+
+/**
+ * Facets of a filter on two or more sizes: the size set cells of any set
+ * holding one of them (the sets tested once, the cells matched to them in
+ * a hash: `= ANY` of the sets' array compared each cell with every set,
+ * 337 ms for the 1,405 sets holding 9 or 9.5),
+ * with the filter's onSale, read once and summed per category and price;
+ * then counted three ways, and the
+ * size facet from the size cells as usual.
+ */
+function sizeSetFacetsStatement(filter: BrowseFilter): BrowseStatement {
+  const params = new Parameters();
+  const bands = params.add(PRICE_BANDS.slice(1), 'numeric[]');
+  const where = [
+    `b.size_set IN (SELECT s.size_set FROM browse_size_sets s WHERE s.sizes && ${params.add(filter.sizes, 'text[]')})`,
+    ...conditions(filter, params, ['categories', 'priceMin', 'priceMax', 'sizes', 'inStock']),
+  ];
+  // Every product of a size set cell has a size in stock.
+  if (filter.inStock === false) where.push('false');
+  const count = countOver(filter, params, ['sizes', 'onSale', 'inStock'], 'sum(b.products)::bigint');
+  // Summed per category and price first: the three counts then read a few hundred rows, not tens of thousands.
+  const text = `
+    WITH m AS MATERIALIZED (SELECT b.category, b.price, sum(b.products)::bigint AS products FROM browse_size_set_cells b ${whereClause(where)} GROUP BY 1, 2)
+    ${facetParts(count, sizeFacetFromCells(filter, params), bands)}
+    UNION ALL
+    SELECT 'exact', NULL, 1`;
+  return named('browse_size_set_facets', text, params.values);
+}
+
+/**
+ * The facets of a search: its matches (with the filter's onSale and
+ * inStock, which every facet keeps) in the sample first; if the sample
+ * holds few, all of them instead (one-time filters: only one of the two
+ * reads runs); then counted four ways, each row weighing 1, or the sample's
+ * scale, and an 'exact' row saying which.
+ */
+function searchFacetsStatement(filter: BrowseFilter, searched: Resolved): BrowseStatement {
+  const params = new Parameters();
+  const query = params.add(searched.query, 'tsquery');
+  const bands = params.add(PRICE_BANDS.slice(1), 'numeric[]');
+  const matches = whereClause([`b.document @@ ${query}`, ...conditions(filter, params, ['categories', 'priceMin', 'priceMax', 'sizes'])]);
+  const weight = 'round(count(*) * (SELECT scale FROM sampled))::bigint';
+  const count = countOver(filter, params, ['onSale', 'inStock'], weight);
+  const sizeWhere = conditions(filter, params, ['sizes', 'onSale', 'inStock']);
+  const sizes = `SELECT 'size', size, ${weight} FROM m b CROSS JOIN unnest(b.sizes) AS size ${whereClause(sizeWhere)} GROUP BY size`;
+  const text = `
+    WITH s AS MATERIALIZED (
+      SELECT b.category, b.price, b.sizes, (b.ctid::text::point)[0] AS block
+      FROM product_browse b ${matches} AND b.product_id % ${FACET_SAMPLE_MODULUS} = 0
+      LIMIT ${FACET_SAMPLE_ROWS + 1}
+    ), sampled AS MATERIALIZED (
+      SELECT count(*) > ${EXACT_SAMPLE_MATCHES} AS partial,
+        CASE WHEN count(*) <= ${EXACT_SAMPLE_MATCHES} THEN 1
+          WHEN count(*) <= ${FACET_SAMPLE_ROWS} THEN ${FACET_SAMPLE_MODULUS}
+          ELSE ${FACET_SAMPLE_MODULUS} * (pg_relation_size('product_browse'::regclass) / current_setting('block_size')::int) / (max(block) + 1)
+        END AS scale
+      FROM s
+    ), m AS MATERIALIZED (
+      SELECT category, price, sizes FROM s WHERE (SELECT partial FROM sampled)
+      UNION ALL
+      SELECT b.category, b.price, b.sizes FROM product_browse b ${matches} AND NOT (SELECT partial FROM sampled)
+    )${facetParts(count, sizes, bands)}
+    UNION ALL
+    SELECT 'exact', NULL, CASE WHEN partial THEN 0 ELSE 1 END FROM sampled`;
+  return named('browse_search_facets', text, params.values);
 }

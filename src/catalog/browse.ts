@@ -44,6 +44,8 @@ export interface Facets {
   categories: FacetCount[];
   sizes: FacetCount[];
   priceBands: PriceBandCount[];
+  /** False when the counts are estimates from a sample of a search's matches (FACET_SAMPLE). */
+  exact: boolean;
 }
 
 type Row = Product & { sortKey: string | null };
@@ -109,12 +111,13 @@ export class CatalogBrowse {
    * filter (and a resolved search query: null, only stop words, matches nothing).
    */
   async facets(filter: BrowseFilter, searched?: Resolved | null): Promise<Facets> {
-    const facets: Facets = { total: 0, categories: [], sizes: [], priceBands: [] };
+    const facets: Facets = { total: 0, categories: [], sizes: [], priceBands: [], exact: true };
     const rows = searched === null ? [] : (await this.run<{ facet: string; value: string | null; count: string }>(facetsStatement(filter, searched)))
       .map((row) => ({ ...row, count: Number(row.count) }));
     const bands = PRICE_BANDS.map((min, i) => ({ min, max: PRICE_BANDS[i + 1] ?? null, count: 0 }));
     for (const row of rows) {
       if (row.facet === 'total') facets.total = row.count;
+      else if (row.facet === 'exact') facets.exact = row.count === 1;
       else if (row.facet === 'category') facets.categories.push({ value: row.value as string, count: row.count });
       else if (row.facet === 'size') facets.sizes.push({ value: row.value as string, count: row.count });
       else {

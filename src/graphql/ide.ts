@@ -73,12 +73,15 @@ query CategoryPage {
 }
 `,
   `# Search: best matches first, the last word as a prefix, typos corrected
-# ("searched" shows what was looked for), a snippet of where each matched.
+# ("searched" shows what was looked for), a snippet of where each matched,
+# and facet counts of the matches (estimates for a common word: exact false).
 query Search {
   search(query: "jakcet", first: 5) {
     searched
     edges { rank snippet node { id name category } }
     pageInfo { hasNextPage endCursor }
+    totalCount
+    facets { exact categories { value count } }
   }
 }
 `,

@@ -189,12 +189,14 @@ describe('loading generated catalogues', () => {
       browse: (await query(db.url, digest('SELECT * FROM product_browse')))[0],
       facets: (await query(db.url, digest('SELECT * FROM browse_facet_cells WHERE products <> 0')))[0],
       sizes: (await query(db.url, digest('SELECT * FROM browse_size_cells WHERE products <> 0')))[0],
+      sizeSets: (await query(db.url, digest('SELECT * FROM browse_size_set_cells WHERE products <> 0')))[0],
       lexemes: (await query(db.url, digest('SELECT * FROM search_lexemes')))[0],
     });
     const loaded = await readModel();
     const [products] = await query(db.url, 'SELECT count(*)::int AS n FROM products');
     expect(loaded.browse.n).toBe(products.n);
     expect(loaded.facets.n).toBeGreaterThan(0);
+    expect(loaded.sizeSets.n).toBeGreaterThan(0);
     expect(loaded.lexemes.n).toBeGreaterThan(100);
     // Rebuilt from scratch by the functions the migration uses: the same rows.
     await query(db.url, 'DELETE FROM product_browse');

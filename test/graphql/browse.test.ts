@@ -219,6 +219,7 @@ describe('search', () => {
     const response = await client.post(SearchWithFacetsDocument, { query: noun, first: 2 });
     const expected = await referenceSearch([noun]);
     expect(response.body.data?.search.totalCount).toBe(expected.size);
+    expect(response.body.data?.search.facets.exact).toBe(true); // a few matches: counted, not estimated
     const categoryCounts = new Map<string, number>();
     for (const p of products.filter((p) => expected.has(p.id))) categoryCounts.set(p.category, (categoryCounts.get(p.category) ?? 0) + 1);
     expect(new Map(response.body.data!.search.facets.categories.map((c) => [c.value, c.count]))).toEqual(categoryCounts);
@@ -307,15 +308,21 @@ describe('after writes', () => {
     await catalogue.direct.rows('UPDATE skus SET quantity = 0 WHERE style_id IN (SELECT id FROM styles WHERE product_id = $1)', [id]);
     await catalogue.direct.rows('UPDATE styles SET sale_price = NULL WHERE product_id = $1', [id]);
     const fresh = await catalogue.direct.rows<Reference & Record<string, unknown>>(REFERENCE);
-    for (const filter of [{ inStock: false }, { onSale: false }] satisfies Filter[]) {
+    for (const filter of [{ inStock: false }, { onSale: false }, { sizes: ['M', 'L', '9', 'One Size'] }] satisfies Filter[]) {
       const expected = fresh.filter((p) => matches(p, filter)).map((p) => p.id).sort((a, b) => a - b);
-      expect(expected).toContain(id);
+      if (!filter.sizes) expect(expected).toContain(id);
+      else expect(expected).not.toContain(id);
       expect(await browseIds(client, { first: 50, filter })).toEqual(expected);
       const facets = (await client.post(ShopFacetsDocument, { filter })).body.data as ShopFacetsQuery;
       expect(facets.productFacets.total).toBe(expected.length);
     }
     const cells = await catalogue.direct.one<{ cells: number; products: number }>('SELECT sum(products)::int AS cells, (SELECT count(*)::int FROM products) AS products FROM browse_facet_cells');
     expect(cells.cells).toBe(cells.products);
+    // The size set cells count every product with a size in stock once.
+    const sets = await catalogue.direct.one<{ cells: number; stocked: number }>(`
+      SELECT sum(products)::int AS cells, (SELECT count(*)::int FROM product_browse WHERE sizes <> '{}') AS stocked FROM browse_size_set_cells`);
+    expect(sets.cells).toBe(sets.stocked);
+    expect(sets.stocked).toBe(fresh.filter((p) => p.sizes.length > 0).length);
   });
 });
 

@@ -239,6 +239,13 @@ export type ProductFacets = {
   __typename?: 'ProductFacets';
   /** Per category, most products first. */
   categories: Array<FacetCount>;
+  /**
+   * True when every count is exact: always for a filter, and for a search whose
+   * matches include at most 50 of the products with an id divisible by 64 (about
+   * 3,200 matches in all). Otherwise the counts are estimated from those
+   * products' matches (each counting for 64), about 1-2% off at full scale.
+   */
+  exact: Scalars['Boolean']['output'];
   /** Per default price band, cheapest first (every band, zeros included). */
   priceBands: Array<PriceBandCount>;
   /** Per size in stock (a product counts once per size it has in stock), most products first. */
@@ -372,7 +379,10 @@ export type SearchConnection = {
    * typo correction (e.g. 'jacket':* for "jakcet"); null when only stop words were given.
    */
   searched?: Maybe<Scalars['String']['output']>;
-  /** How many products match (exact; with the facets, one more statement when selected). */
+  /**
+   * How many products match (with the facets, one more statement when selected):
+   * exact, or for a common word an estimate (facets.exact says which).
+   */
   totalCount: Scalars['Int']['output'];
 };
 
@@ -655,6 +665,7 @@ export type ProductEdgeResolvers<ContextType = GraphQLContext, ParentType extend
 
 export type ProductFacetsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductFacets'] = ResolversParentTypes['ProductFacets']> = {
   categories?: Resolver<Array<ResolversTypes['FacetCount']>, ParentType, ContextType>;
+  exact?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   priceBands?: Resolver<Array<ResolversTypes['PriceBandCount']>, ParentType, ContextType>;
   sizes?: Resolver<Array<ResolversTypes['FacetCount']>, ParentType, ContextType>;
   total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
