@@ -53,11 +53,18 @@ function search(): string {
   return body('SearchPage', { query, first: 20 });
 }
 
-/** Facets beside a category page, or of the whole catalogue. */
+/**
+ * Facets beside a category page, of the whole catalogue, of a filter on
+ * several sizes (the size set cells), and of a search: a noun (counted
+ * exactly when rare enough) or an adjective (common words: estimated).
+ */
 function facets(): string {
   const category = pick(CATEGORIES);
-  const filter = pick([{}, { categories: [category] }, { categories: [category], inStock: true, onSale: true }, { sizes: [pick(sizesFor(category))], priceMax: '60.00' }]);
-  return body('ShopFacets', { filter });
+  const sizes = sizesFor(category);
+  const filter = pick([{}, { categories: [category] }, { categories: [category], inStock: true, onSale: true }, { sizes: [pick(sizes)], priceMax: '60.00' },
+    { categories: [category], sizes: [pick(sizes), pick(sizes)] }]);
+  const query = pick([undefined, undefined, pick(NOUNS[category]).toLowerCase(), pick(ADJECTIVES).toLowerCase()]);
+  return body('ShopFacets', query === undefined ? { filter } : { filter: {}, query });
 }
 
 /** Deep keyset pages in a non-id ordering: cursors of random rows of the bench catalogue. */

@@ -152,6 +152,21 @@ describe('productConnection: filter and orderBy', () => {
   });
 });
 
+describe('product cards', () => {
+  it('show the default style (else the first) with its photos and skus, as the full styles list has it, in one statement for the page', async () => {
+    const page = await client.post<{ productConnection: { edges: { node: { id: string; defaultStyle: unknown } }[] } }>(
+      '{ productConnection(first: 20, orderBy: { field: PRICE, direction: DESC }) { edges { node { id defaultStyle { id name isDefault photos { thumbnailUrl } skus { size } } } } } }');
+    expect(page.body.errors, JSON.stringify(page.body.errors)).toBeUndefined();
+    expect(page.statements).toBe(2); // the page, the cards' default styles
+    for (const { node } of page.body.data!.productConnection.edges) {
+      const full = await client.post<{ product: { styles: { id: string; isDefault: boolean }[] } }>(
+        'query($id: ID!) { product(id: $id) { styles { id name isDefault photos { thumbnailUrl } skus { size } } } }', { id: node.id });
+      const styles = full.body.data!.product.styles;
+      expect(node.defaultStyle, node.id).toEqual(styles.find((style) => style.isDefault) ?? styles[0] ?? null);
+    }
+  });
+});
+
 describe('search', () => {
   /** Products whose searched text has every word (the last as a prefix), from the catalogue tables. */
   async function referenceSearch(words: string[]): Promise<Set<number>> {
