@@ -32,8 +32,6 @@ export interface CatalogLoaders {
   styles: DataLoader<number, Style[]>;
   /** Styles with their photos and skus embedded, fetched in one statement. */
   stylesWithMedia: DataLoader<number, Style[]>;
-  /** A product's default style (else its first; null without styles), photos and skus embedded: a product card. */
-  defaultStyleWithMedia: DataLoader<number, Style | null>;
   photos: DataLoader<number, Photo[]>;
   skus: DataLoader<number, Sku[]>;
   related: DataLoader<number, Related[]>;
@@ -92,10 +90,6 @@ export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObser
     stylesWithMedia: new DataLoader(batch('stylesWithMedia', true, async (ids) => {
       const documents = new Map((await queries.styleDocumentsByProductIds(ids)).map((row) => [row.productId, row.styles]));
       return ids.map((id) => documents.get(id) ?? []);
-    }), options),
-    defaultStyleWithMedia: new DataLoader(batch('defaultStyleWithMedia', true, async (ids) => {
-      const styles = new Map((await queries.defaultStyleDocumentsByProductIds(ids)).map((row) => [row.productId, row.style]));
-      return ids.map((id) => styles.get(id) ?? null);
     }), options),
     photos: new DataLoader(batch('photos', false, async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids)), options),
     skus: new DataLoader(batch('skus', false, async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids)), options),

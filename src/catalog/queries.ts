@@ -58,15 +58,6 @@ export const KEYED = {
   // (product_style_documents, kept in sync by triggers; see its migration).
   styleDocumentsByProductIds: keyed<{ productId: number; styles: Style[] }>(
     `SELECT product_id AS "productId", styles FROM product_style_documents WHERE product_id = ANY($1::int[])`, byProductId),
-  // What a product card shows: the default style (else the first) of each
-  // product's style document, with its photos and skus, cut out by Postgres:
-  // a category page's 20 cards sent and parsed whole documents, 2 ms of Node
-  // a page (docs/browse.md).
-  defaultStyleDocumentsByProductIds: keyed<{ productId: number; style: Style | null }>(`
-    SELECT d.product_id AS "productId",
-      (SELECT e.style FROM json_array_elements(d.styles) WITH ORDINALITY AS e(style, n)
-       ORDER BY (e.style->>'isDefault')::boolean DESC, e.n LIMIT 1) AS style
-    FROM product_style_documents d WHERE d.product_id = ANY($1::int[])`, byProductId),
   // A product page in one round trip: the product, its styles, their photos and skus.
   productsWithStylesByIds: keyed<Product & Required<Pick<Product, 'styles'>>>(`
     SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles
@@ -179,11 +170,6 @@ export class CatalogQueries {
 
   productsWithStylesByIds(ids: readonly number[]): Promise<(Product & Required<Pick<Product, 'styles'>>)[]> {
     return this.keyed('productsWithStylesByIds', ids);
-  }
-
-  /** Each product's default style (else its first), photos and skus embedded; a product without styles has no row or a null style. */
-  defaultStyleDocumentsByProductIds(ids: readonly number[]): Promise<{ productId: number; style: Style | null }[]> {
-    return this.keyed('defaultStyleDocumentsByProductIds', ids);
   }
 
   productsWithFeaturesByIds(ids: readonly number[]): Promise<ProductWithFeatures[]> {

@@ -45,8 +45,6 @@ export const Product: ProductResolvers = {
     return context.loaders.stylePages.load(page);
   },
   defaultStyle: async (product, _args, context, info) => {
-    // A card's photos or skus: only that style's, not every style's document.
-    if (!product.styles && selectsAny(info, MEDIA)) return context.loaders.defaultStyleWithMedia.load(product.id);
     const styles = await stylesOf(product, info, context);
     return styles.find((style) => style.isDefault) ?? styles[0] ?? null;
   },
