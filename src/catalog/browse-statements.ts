@@ -107,7 +107,8 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
  * also as a prefix (as you type); a stem no document has is replaced by the
  * most similar lexeme of the documents (pg_trgm similarity at least
  * TYPO_SIMILARITY), or left as it is (it then matches nothing). Stop words
- * are dropped. All words must match. Returns the tsquery's text (null: only
+ * are dropped, and so are the commonest words past SEARCH_POSTINGS_SHARE.
+ * All words searched must match. Returns the tsquery's text (null: only
  * stop words), which the search and facet statements then take as a parameter.
  */
 export const TYPO_SIMILARITY = 0.2;
@@ -121,6 +122,19 @@ export const TYPO_SIMILARITY = 0.2;
  * correlation.
  */
 export const SEARCH_WINDOW = 5000;
+
+/**
+ * How much posting-list work a search may ask for: the words' document
+ * counts (search_lexemes.documents; a prefix counts every lexeme it
+ * covers), summed from the rarest word up, at most this share of the
+ * catalogue; the commoner words past it are left out of the search (the
+ * rarest word is always kept; `searched` shows what was searched). A page
+ * past the window intersects each word's whole posting list in up to four
+ * tiers: eight words found in a third to a half of all products each took
+ * 1.1 s of Postgres at full scale; a conjunction is never larger than its
+ * rarest word, so the words left out are the ones that narrow it least.
+ */
+export const SEARCH_POSTINGS_SHARE = 0.5;
 
 export function resolveStatement(words: readonly string[]): BrowseStatement {
   const text = `
@@ -139,9 +153,18 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
           OR EXISTS (SELECT 1 FROM search_lexemes l WHERE l.lexeme > stem AND l.lexeme < stem || chr(1114111) AND starts_with(l.lexeme, stem))))
       ) v(lexeme, prefix)) resolved
       WHERE stem IS NOT NULL
+    ), weighed AS (
+      SELECT t.n, t.lexeme, t.prefix, CASE WHEN t.prefix
+          THEN (SELECT coalesce(sum(l.documents), 0) FROM search_lexemes l WHERE l.lexeme >= t.lexeme AND l.lexeme < t.lexeme || chr(1114111) AND starts_with(l.lexeme, t.lexeme))
+          ELSE coalesce((SELECT l.documents FROM search_lexemes l WHERE l.lexeme = t.lexeme), 0) END AS documents
+      FROM terms t
+    ), kept AS (
+      SELECT * FROM (SELECT w.*, sum(w.documents) OVER (ORDER BY w.documents, w.n) AS running, row_number() OVER (ORDER BY w.documents, w.n) AS rarest FROM weighed w) r
+      -- The catalogue's size as last analyzed; never analyzed (-1): no word is left out.
+      WHERE r.rarest = 1 OR r.running <= ${SEARCH_POSTINGS_SHARE} * (SELECT CASE WHEN c.reltuples < 0 THEN 'Infinity'::float8 ELSE c.reltuples END FROM pg_class c WHERE c.oid = 'product_browse'::regclass)
     )
     SELECT to_tsquery('simple', string_agg(lexeme || CASE WHEN prefix THEN ':*' ELSE '' END, ' & ' ORDER BY n))::text AS searched
-    FROM terms`;
+    FROM kept`;
   return named('browse_resolve', text, [words]);
 }
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ShopFacetsDocument, type ShopFacetsQuery } from '../../src/generated/graphql/operations/graphql.ts';
-import { EXACT_SAMPLE_MATCHES, FACET_SAMPLE_MODULUS } from '../../src/catalog/browse-statements.ts';
+import { EXACT_SAMPLE_MATCHES, FACET_SAMPLE_MODULUS, SEARCH_POSTINGS_SHARE } from '../../src/catalog/browse-statements.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue({ scale: 0.01, timeout: 180_000 });
@@ -71,5 +71,20 @@ describe('search facets', () => {
     const sdl = fs.readFileSync(new URL('../../schema/browse.graphql', import.meta.url), 'utf8');
     expect(sdl).toContain(`at most ${EXACT_SAMPLE_MATCHES} of the products with an id divisible by ${FACET_SAMPLE_MODULUS}`);
     expect(sdl).toContain(`(each counting for ${FACET_SAMPLE_MODULUS})`);
+  });
+
+  it('leaves the commonest words out of a search of many common words, keeping the rarest, and says what it searched', async () => {
+    const common = (await words()).slice(0, 8); // the eight words most products have
+    const products = (await catalogue.direct.one<{ n: number }>('SELECT count(*)::int AS n FROM products')).n;
+    expect(common.reduce((sum, w) => sum + w.ndoc, 0)).toBeGreaterThan(SEARCH_POSTINGS_SHARE * products);
+    const response = await client.post<{ search: { searched: string } }>('query($q: String!) { search(query: $q, first: 5) { searched } }', { q: common.map((w) => w.word).join(' ') });
+    expect(response.body.errors).toBeUndefined();
+    const searched = response.body.data!.search.searched.split(' & ').map((term) => term.replace(/^'|'(:\*)?$/g, ''));
+    expect(searched.length).toBeLessThan(common.length);
+    // The rarest of them is always searched; what is kept fits the budget (or is that one word).
+    const rarest = [...common].sort((a, b) => a.ndoc - b.ndoc || (a.word < b.word ? -1 : 1))[0]!;
+    expect(searched).toContain(rarest.word);
+    const kept = common.filter((w) => searched.includes(w.word));
+    if (kept.length > 1) expect(kept.reduce((sum, w) => sum + w.ndoc, 0)).toBeLessThanOrEqual(SEARCH_POSTINGS_SHARE * products * 1.05);
   });
 });

@@ -1,3 +1,6 @@
+-- Browse at full scale, in three parts: cells for filters on several sizes,
+-- how common each search word is, and a sample index for search facets.
+--
 -- Facets and counts of a filter on two or more sizes ("M or L") from cells
 -- rather than product rows (docs/browse.md). browse_size_cells cannot answer
 -- it: a product with both sizes is in two of its cells. So:
@@ -9,6 +12,14 @@
 -- cells are matched to them in a hash: comparing the arrays in every cell
 -- took 0.4 µs a cell. A set is keyed by its text (sizes::text: a key cannot
 -- be a list in Prisma); sets are added, never removed (like search_lexemes).
+
+-- How many products' documents hold each lexeme, as of the last load (or
+-- this migration): a search leaves out its commonest words past a budget of
+-- posting-list work (SEARCH_POSTINGS_SHARE in src/catalog/browse-statements.ts).
+-- Lexemes that writes add start at 0 (rare); a reload counts them again.
+ALTER TABLE "search_lexemes" ADD COLUMN "documents" INTEGER NOT NULL DEFAULT 0;
+UPDATE search_lexemes l SET documents = s.ndoc
+FROM ts_stat('SELECT document FROM product_browse') s WHERE s.word = l.lexeme;
 
 -- CreateTable
 CREATE TABLE "browse_size_sets" (
@@ -72,13 +83,13 @@ LANGUAGE sql AS $$
   DELETE FROM browse_size_set_cells;
   INSERT INTO browse_size_set_cells (category, price, on_sale, size_set, products)
   SELECT category, price, on_sale, sizes::text, count(*) FROM product_browse WHERE sizes <> '{}' GROUP BY 1, 2, 3, 4;
-  -- No ON CONFLICT: the loader builds the keys after the rows.
+  -- No ON CONFLICT here: the loader builds the keys after the rows.
   DELETE FROM browse_size_sets;
   INSERT INTO browse_size_sets (size_set, sizes)
   SELECT DISTINCT sizes::text, sizes FROM product_browse WHERE sizes <> '{}';
-  INSERT INTO search_lexemes (lexeme)
-  SELECT word FROM ts_stat('SELECT document FROM product_browse') WHERE word ~ '^[[:alnum:]]+$'
-  ON CONFLICT DO NOTHING;
+  DELETE FROM search_lexemes;
+  INSERT INTO search_lexemes (lexeme, documents)
+  SELECT word, ndoc FROM ts_stat('SELECT document FROM product_browse') WHERE word ~ '^[[:alnum:]]+$';
 $$;
 
 -- The sets and cells of a catalogue that is already there.
