@@ -11,18 +11,21 @@ import { migrate } from '../../db/server/migrate.ts';
 import { Progress } from '../progress.ts';
 import { IdSet } from './id-set.ts';
 import { CopyWriter } from './copy-writer.ts';
-import { BUILD_SETTINGS, CATALOG_TABLES, KEYED_BEFORE_ROWS, READ_MODEL_TABLES, STAGED_TABLES, liveDefinitions } from './definitions.ts';
+import { BUILD_SETTINGS, CATALOG_TABLES, type Definitions, KEYED_BEFORE_ROWS, READ_MODEL_TABLES, STAGED_TABLES, liveDefinitions } from './definitions.ts';
 import { type FileStats, LoadError, type RejectSink, STAGING_SCHEMA, loadFile } from './file-loader.ts';
 import { ParsePool } from './parse-pool.ts';
+import { type BusySeconds, type Task, runGraph } from './task-graph.ts';
 import { readHeader } from './reader.ts';
 import { TABLES, TABLE_BY_FILE, type LoadedIds, type Table } from './tables.ts';
 
 export { LoadError } from './file-loader.ts';
 
-/** Slices of the product ids the style documents are built in, two at a time. */
+/** Slices of the product ids the style documents are built in. */
 const DOCUMENT_SLICES = 8;
 /** Products per call when building browse rows with the triggers' function: big enough to amortise, small enough to spread over connections. */
 const BROWSE_CHUNK = 20_000;
+/** Connections the builds after the files run on: one per core of the database server (the bench's floor builds two at a time too). */
+const BUILD_CONNECTIONS = 2;
 // Files that only depend on already-loaded parents run side by side.
 const PHASES = [['product'], ['styles', 'features', 'related'], ['skus', 'photos']] as const;
 /** COPY connections per file: Postgres parses and writes one file's rows on all of them at once. */
@@ -48,7 +51,12 @@ export interface LoadSummary {
   runId: number;
   files: FileStats[];
   counts: Record<Table, number>;
-  seconds: { files: number; constraints: number; analyze: number; documents: number; swap: number; total: number };
+  /**
+   * files; keys: the catalogue's keys and foreign keys; build: the graph of
+   * every other build (busy: its tasks' seconds by kind, summed over the
+   * connections); finish: the read model's foreign keys and triggers.
+   */
+  seconds: { files: number; keys: number; build: number; busy: BusySeconds; finish: number; swap: number; total: number };
   /** Peak resident memory of this (loader) process, in MB. */
   peakMemoryMb: number;
 }
@@ -94,6 +102,73 @@ function documentsSql(from: number, to: number): string {
                FROM ${s}.skus WHERE style_id BETWEEN ${styleIds('min')} AND ${styleIds('max')} GROUP BY style_id) k ON k.style_id = st.id
     WHERE st.product_id > ${from} AND st.product_id <= ${to}
     GROUP BY st.product_id`;
+}
+
+/**
+ * The builds after the files and the catalogue's keys, as a graph
+ * (task-graph.ts). Builds on one table wait for each other where their
+ * locks would collide (CREATE INDEX against VALIDATE and ANALYZE); the read
+ * models wait for the indexes their slices scan and for ANALYZE (their plans
+ * need the statistics); the facet cells and search lexemes wait for the
+ * browse rows; each read-model key and index waits for its table's rows.
+ * Listed in the order they should start when several are ready: the read
+ * models, the longest work, as early as their inputs allow.
+ */
+function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: string) => () => Promise<void>, build: (sql: string) => () => Promise<void>): Task[] {
+  const s = STAGING_SCHEMA;
+  const isCatalogue = (table: string) => (CATALOG_TABLES as readonly string[]).includes(table);
+  const tasks: Task[] = [];
+  const onTable = (table: string, kind: string) => tasks.filter((t) => t.kind === kind && t.name.startsWith(`${table}:`)).map((t) => t.name);
+  definitions.indexes.filter((b) => isCatalogue(b.table)).forEach((b, i) => tasks.push({ name: `${b.table}:index ${i}`, kind: 'indexes', run: build(b.sql) }));
+  definitions.foreignKeys.filter((fk) => isCatalogue(fk.table)).forEach((fk) => tasks.push({
+    name: `${fk.table}:validate ${fk.name}`, kind: 'foreign keys', after: onTable(fk.table, 'indexes'),
+    run: ddl(`ALTER TABLE ${s}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`),
+  }));
+  for (const table of CATALOG_TABLES) {
+    tasks.push({ name: `${table}:analyze`, kind: 'analyze', after: [...onTable(table, 'indexes'), ...onTable(table, 'foreign keys')], run: ddl(`ANALYZE ${s}.${table}`) });
+  }
+  const analyzed = (...tables: string[]) => tables.map((t) => `${t}:analyze`);
+  const readModel: Task[] = [];
+  const slice = Math.ceil(maxProductId / DOCUMENT_SLICES) || 1;
+  for (let from = 0; from < maxProductId; from += slice) {
+    readModel.push({ name: `product_style_documents:rows ${from}`, kind: 'style documents', after: analyzed('styles', 'photos', 'skus'), run: ddl(documentsSql(from, from + slice)) });
+  }
+  // refresh_product_browse names its tables without a schema (SET LOCAL
+  // lasts for the one implicit transaction); it upserts on product_browse's
+  // key, built with the catalogue's. Memoize only hashes each product's
+  // unique texts for nothing.
+  for (let from = 0; from < maxProductId; from += BROWSE_CHUNK) {
+    readModel.push({
+      name: `product_browse:rows ${from}`, kind: 'browse rows', after: analyzed('products', 'features', 'styles', 'skus'),
+      run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL enable_memoize = off; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}))`),
+    });
+  }
+  // Interleaved, so both kinds are under way from the start.
+  const documents = readModel.filter((t) => t.kind === 'style documents');
+  const browse = readModel.filter((t) => t.kind === 'browse rows');
+  const every = Math.max(1, Math.round(browse.length / Math.max(documents.length, 1)));
+  const interleaved: Task[] = [];
+  browse.forEach((t, i) => { if (i % every === 0 && documents.length > 0) interleaved.push(documents.shift()!); interleaved.push(t); });
+  interleaved.push(...documents);
+  tasks.unshift(...interleaved);
+  const rows = (table: string) => tasks.filter((t) => t.name.startsWith(`${table}:rows`)).map((t) => t.name);
+  tasks.push({ name: 'browse aggregates', kind: 'browse rows', after: rows('product_browse'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
+  const keyed = new Set<string>();
+  for (const b of definitions.keys.filter((k) => !isCatalogue(k.table) && !KEYED_BEFORE_ROWS.includes(k.table))) {
+    const after = b.table === 'product_style_documents' || b.table === 'product_browse' ? rows(b.table) : ['browse aggregates'];
+    tasks.push({ name: `${b.table}:key ${b.sql}`, kind: 'read model indexes', after, run: build(b.sql) });
+    keyed.add(b.table);
+  }
+  definitions.indexes.filter((b) => !isCatalogue(b.table)).forEach((b, i) => {
+    const after = b.table === 'product_browse' || b.table === 'product_style_documents' ? rows(b.table) : ['browse aggregates'];
+    tasks.push({ name: `${b.table}:read model index ${i}`, kind: 'read model indexes', after: [...after, ...(keyed.has(b.table) ? tasks.filter((t) => t.name.startsWith(`${b.table}:key`)).map((t) => t.name) : [])], run: build(b.sql) });
+  });
+  for (const table of READ_MODEL_TABLES) {
+    const builds = tasks.filter((t) => t.kind === 'read model indexes' && t.name.startsWith(`${table}:`)).map((t) => t.name);
+    const filled = table === 'product_style_documents' || table === 'product_browse' ? rows(table) : ['browse aggregates'];
+    tasks.push({ name: `${table}:analyze`, kind: 'analyze', after: [...filled, ...builds], run: ddl(`ANALYZE ${s}.${table}`) });
+  }
+  return tasks;
 }
 
 async function runPool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
@@ -227,60 +302,33 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     }
     const filesDone = performance.now();
 
-    // 2. The catalogue's keys, then its indexes and foreign keys (added NOT
-    //    VALID, then validated: one join each, and validations of different
-    //    tables do not block each other).
+    // 2. The catalogue's keys (every index build after them: adding a key
+    //    locks its table), its foreign keys added NOT VALID (instant; they
+    //    lock both tables, so before any other build), then one graph of
+    //    tasks on two connections (task-graph.ts): the catalogue's indexes,
+    //    the foreign keys validated (one join each), ANALYZE, the read models
+    //    and their own keys and indexes, each task as soon as what it needs
+    //    is done and a connection is free.
     const ddl = (sql: string) => async () => { const c = await pool.connect(); try { await c.query(sql); } finally { c.release(); } };
     const build = (sql: string) => ddl(`${BUILD_SETTINGS}; ${sql}`);
     const catalogue = (b: { table: string }) => (CATALOG_TABLES as readonly string[]).includes(b.table);
     const readModel = (b: { table: string }) => !catalogue(b);
-    log('building primary keys, indexes and foreign keys');
-    await runPool(definitions.keys.filter(catalogue).map((b) => build(b.sql)), 2);
+    const keyedFirst = (b: { table: string }) => KEYED_BEFORE_ROWS.includes(b.table);
+    log('building primary keys, indexes and foreign keys, the style documents and the browse read model');
+    await runPool(definitions.keys.filter((b) => catalogue(b) || keyedFirst(b)).map((b) => build(b.sql)), BUILD_CONNECTIONS);
     await control.query(`SET search_path = ${STAGING_SCHEMA}, public`);
     for (const fk of definitions.foreignKeys.filter(catalogue)) await control.query(fk.sql);
-    await runPool([
-      ...definitions.indexes.filter(catalogue).map((b) => build(b.sql)),
-      ...definitions.foreignKeys.filter(catalogue).map((fk) => ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)),
-    ], 2);
-    const constraintsDone = performance.now();
-
-    log('analysing');
-    await runPool(CATALOG_TABLES.map((t) => ddl(`ANALYZE ${STAGING_SCHEMA}.${t}`)), 2);
-    const analyzeDone = performance.now();
-
-    // The read model, set-based: per slice of products, their photos and skus
-    // aggregated per style (an index range scan each), joined to the styles,
-    // aggregated per product; slices run two at a time. The JSON is exactly
-    // what refresh_product_style_documents (the triggers' function) makes:
-    // test/etl/load.test.ts compares them byte for byte. The browse rows
-    // (docs/browse.md) by the triggers' own function, refresh_product_browse,
-    // in chunks of product ids: it upserts on product_browse's key, so that
-    // key is built first, and it names its tables without a schema (SET
-    // LOCAL lasts for the one implicit transaction). Then the facet cells and
-    // search lexemes from the browse rows, the read model's own keys and
-    // indexes (after their rows: one bulk build each, and one join instead of
-    // a check per row) and the triggers that keep it in sync from the swap on.
-    log('building style documents and browse rows');
-    const keyedFirst = (b: { table: string }) => KEYED_BEFORE_ROWS.includes(b.table);
-    await runPool(definitions.keys.filter(keyedFirst).map((b) => build(b.sql)), 2);
+    const keysDone = performance.now();
     const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
-    const maxId = range?.max ?? 0;
-    const slice = Math.ceil(maxId / DOCUMENT_SLICES) || 1;
-    const slices: (() => Promise<void>)[] = [];
-    for (let from = 0; from < maxId; from += slice) slices.push(ddl(documentsSql(from, from + slice)));
-    for (let from = 0; from < maxId; from += BROWSE_CHUNK) {
-      slices.push(ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}))`));
-    }
-    await runPool(slices, 2);
-    await ddl(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT public.rebuild_browse_aggregates()`)();
-    await runPool(definitions.keys.filter((b) => readModel(b) && !keyedFirst(b)).map((b) => build(b.sql)), 2);
+    const busy = await runGraph(buildTasks(definitions, range?.max ?? 0, ddl, build), BUILD_CONNECTIONS);
+    const graphDone = performance.now();
+
+    // The read model's foreign keys and the triggers that keep it in sync
+    // from the swap on (each locks its tables: after every build).
     for (const fk of definitions.foreignKeys.filter(readModel)) await control.query(fk.sql);
-    await runPool([
-      ...definitions.indexes.filter(readModel).map((b) => build(b.sql)),
-      ...definitions.foreignKeys.filter(readModel).map((fk) => ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)),
-    ], 2);
+    await runPool(definitions.foreignKeys.filter(readModel).map((fk) => ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)), BUILD_CONNECTIONS);
     await control.query('SET search_path = public');
-    await runPool([...definitions.triggers, ...READ_MODEL_TABLES.map((t) => `ANALYZE ${STAGING_SCHEMA}.${t}`)].map(ddl), 1);
+    for (const trigger of definitions.triggers) await control.query(trigger);
     const documentsDone = performance.now();
 
     if (options.beforeSwap) await options.beforeSwap(control);
@@ -309,9 +357,10 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       counts,
       seconds: {
         files: (filesDone - startedAt) / 1000,
-        constraints: (constraintsDone - filesDone) / 1000,
-        analyze: (analyzeDone - constraintsDone) / 1000,
-        documents: (documentsDone - analyzeDone) / 1000,
+        keys: (keysDone - filesDone) / 1000,
+        build: (graphDone - keysDone) / 1000,
+        busy,
+        finish: (documentsDone - graphDone) / 1000,
         swap: (swapDone - documentsDone) / 1000,
         total: (swapDone - startedAt) / 1000,
       },

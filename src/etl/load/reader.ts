@@ -54,20 +54,6 @@ function parseAlone(pending: PendingLine): ParsedLine {
   }
 }
 
-/** `joined`: the batch's lines as they stand in the file, when none needed changing (saves a join). */
-function parseBatch(batch: PendingLine[], joined?: string): ParsedLine[] {
-  try {
-    const records = parse(joined ?? batch.map((p) => p.text).join('\n'));
-    // Each record consumes at least one line, so equal counts mean one record per line.
-    if (records.length === batch.length) {
-      return batch.map((p, i) => ({ line: p.line, raw: p.raw, fields: records[i], repairedQuote: p.repairedQuote, unterminatedLast: p.unterminatedLast }));
-    }
-  } catch {
-    // fall through: find the culprit line by line
-  }
-  return batch.map(parseAlone);
-}
-
 /** The header line (without BOM or CR), or undefined for an empty file. */
 export async function readHeader(file: string): Promise<string | undefined> {
   const handle = await fs.promises.open(file, 'r');
@@ -85,33 +71,80 @@ export async function readHeader(file: string): Promise<string | undefined> {
 }
 
 /**
+ * The fields of one line of plain CSV, text[start, end): every field bare
+ * (no quote in it) or quoted whole (inner quotes doubled, the closing quote
+ * right before a comma or the end). Undefined for anything else, which Papa
+ * Parse then decides. Nearly every line of the legacy files is plain, and
+ * splitting it here, without a general parser's state machine and
+ * allocations, is what keeps the parse threads from being the load's
+ * bottleneck (docs/data.md, "ETL speed"). A plain line has balanced quotes,
+ * so it needs no repair.
+ */
+export function splitPlainLine(text: string, start: number, end: number): string[] | undefined {
+  const fields: string[] = [];
+  let i = start;
+  for (;;) {
+    if (i < end && text.charCodeAt(i) === QUOTE) {
+      let value = '';
+      let from = i + 1;
+      let j = from;
+      for (;;) {
+        while (j < end && text.charCodeAt(j) !== QUOTE) j++;
+        if (j === end) return undefined; // unterminated
+        if (j + 1 < end && text.charCodeAt(j + 1) === QUOTE) { // a doubled quote
+          value += text.slice(from, j + 1);
+          j += 2;
+          from = j;
+          continue;
+        }
+        fields.push(from === i + 1 ? text.slice(from, j) : value + text.slice(from, j));
+        i = j + 1;
+        break;
+      }
+      if (i === end) return fields;
+      if (text.charCodeAt(i) !== COMMA) return undefined; // text after the closing quote
+      i++;
+    } else {
+      let j = i;
+      for (let c = 0; j < end && (c = text.charCodeAt(j)) !== COMMA; j++) if (c === QUOTE) return undefined;
+      fields.push(text.slice(i, j));
+      if (j === end) return fields;
+      i = j + 1;
+    }
+  }
+}
+
+const QUOTE = 34;
+const COMMA = 44;
+
+/**
  * Parses `text`, whole lines of a file whose first is physical line
- * `firstLine`, in batches. `unterminatedTail`: the text is the end of the
- * file and does not end with a newline, so its last line is flagged.
+ * `firstLine`, in batches of lines, each line on its own: plain lines split
+ * directly, the others (an unbalanced quote closed at the end first) by Papa
+ * Parse. `unterminatedTail`: the text is the end of the file and does not
+ * end with a newline, so its last line is flagged.
  */
 export function* parseLines(text: string, firstLine: number, unterminatedTail: boolean): Generator<ParsedLine[]> {
   let lineNumber = firstLine;
-  let batch: PendingLine[] = [];
-  let batchStart = 0;
-  let changed = false; // a line of the batch differs from its text in the file
-  const take = (line: string, last: boolean): void => {
-    const raw = line.endsWith('\r') ? line.slice(0, -1) : line;
+  let batch: ParsedLine[] = [];
+  const take = (start: number, end: number, last: boolean): void => {
+    const stop = end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end; // without a CR
+    const raw = text.slice(start, stop);
+    const line = lineNumber++;
+    const fields = splitPlainLine(text, start, stop);
+    if (fields !== undefined) {
+      batch.push({ line, raw, fields, repairedQuote: false, unterminatedLast: last });
+      return;
+    }
     const repairedQuote = countQuotes(raw) % 2 === 1;
-    if (repairedQuote || raw.length !== line.length) changed = true;
-    batch.push({ line: lineNumber++, raw, text: repairedQuote ? `${raw}"` : raw, repairedQuote, unterminatedLast: last });
-  };
-  const flush = (end: number): ParsedLine[] => {
-    const parsed = parseBatch(batch, changed ? undefined : text.slice(batchStart, end));
-    batch = [];
-    changed = false;
-    return parsed;
+    batch.push(parseAlone({ line, raw, text: repairedQuote ? `${raw}"` : raw, repairedQuote, unterminatedLast: last }));
   };
   let start = 0;
   for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-    take(text.slice(start, end), false);
+    take(start, end, false);
     start = end + 1;
-    if (batch.length >= BATCH_LINES) { yield flush(end); batchStart = start; }
+    if (batch.length >= BATCH_LINES) { yield batch; batch = []; }
   }
-  if (start < text.length) take(text.slice(start), unterminatedTail);
-  if (batch.length > 0) yield flush(start < text.length ? text.length : start - 1);
+  if (start < text.length) take(start, text.length, unterminatedTail);
+  if (batch.length > 0) yield batch;
 }

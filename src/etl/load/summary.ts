@@ -13,7 +13,8 @@ export function formatSummary(summary: LoadSummary): string {
   return [
     line(header),
     ...rows.map(line),
-    `files ${s.files.toFixed(1)} s, keys/indexes/foreign keys ${s.constraints.toFixed(1)} s, analyze ${s.analyze.toFixed(1)} s, style documents ${s.documents.toFixed(1)} s, swap ${s.swap.toFixed(2)} s: total ${s.total.toFixed(1)} s; loader peak memory ${summary.peakMemoryMb} MB`,
+    `files ${s.files.toFixed(1)} s, keys ${s.keys.toFixed(1)} s, builds ${s.build.toFixed(1)} s, finish ${s.finish.toFixed(1)} s, swap ${s.swap.toFixed(2)} s: total ${s.total.toFixed(1)} s; loader peak memory ${summary.peakMemoryMb} MB`,
+    `builds, busy seconds over the connections: ${Object.entries(s.busy).map(([kind, seconds]) => `${kind} ${seconds.toFixed(1)}`).join(', ')}`,
     rejected > 0
       ? `${rejected.toLocaleString('en-US')} rejected rows kept in table load_rejects: SELECT file, line, reason, raw FROM load_rejects WHERE run_id = ${summary.runId} ORDER BY file, line;`
       : 'no rows rejected',
