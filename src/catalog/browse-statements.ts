@@ -141,7 +141,7 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
     WITH words AS (
       SELECT n, n = cardinality($1::text[]) AS last, (tsvector_to_array(to_tsvector('english', w)))[1] AS stem
       FROM unnest($1::text[]) WITH ORDINALITY AS t(w, n)
-    ), terms AS (
+    ), terms AS MATERIALIZED ( -- each lexeme found once (inlined, the typo lookup ran once per use of it)
       SELECT n, resolved.lexeme, resolved.prefix FROM words, LATERAL (SELECT * FROM (VALUES
         (CASE
           WHEN EXISTS (SELECT 1 FROM search_lexemes l WHERE l.lexeme = stem) THEN stem
@@ -156,7 +156,8 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
     ), weighed AS (
       SELECT t.n, t.lexeme, t.prefix, CASE WHEN t.prefix
           THEN (SELECT coalesce(sum(l.documents), 0) FROM search_lexemes l WHERE l.lexeme >= t.lexeme AND l.lexeme < t.lexeme || chr(1114111) AND starts_with(l.lexeme, t.lexeme))
-          ELSE coalesce((SELECT l.documents FROM search_lexemes l WHERE l.lexeme = t.lexeme), 0) END AS documents
+          -- A range, not =: the trigram GiST index also answers =, and the planner took it (1 ms a word, not 0.02).
+          ELSE coalesce((SELECT l.documents FROM search_lexemes l WHERE l.lexeme >= t.lexeme AND l.lexeme <= t.lexeme), 0) END AS documents
       FROM terms t
     ), kept AS (
       SELECT * FROM (SELECT w.*, sum(w.documents) OVER (ORDER BY w.documents, w.n) AS running, row_number() OVER (ORDER BY w.documents, w.n) AS rarest FROM weighed w) r
