@@ -25,6 +25,11 @@ import { connectReadReplicas } from './db/reads/connect-replicas.ts';
 import { sessionDatabaseUrl } from './db/server/session-url.ts';
 import { createApollo } from './graphql/apollo.ts';
 import { PersistedHits } from './graphql/persisted-hits.ts';
+import { DirectExecution } from './graphql/direct-execution.ts';
+import { KnownOperations } from './graphql/known-operations.ts';
+import { CompiledQueries } from './graphql/jit.ts';
+import { sentByGet, sentByPost } from './graphql/sent-operation.ts';
+import { catalogueSchema } from './graphql/federation/subgraph-schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
 import { registerDocs } from './rest/docs.ts';
@@ -75,6 +80,8 @@ export interface App {
   sidecar: Sidecar | undefined;
   /** Cached persisted-query GETs answered before Apollo; undefined without a response cache. */
   persistedHits: PersistedHits | undefined;
+  /** Known queries run before Apollo; undefined with a response cache or without graphql-jit. */
+  direct: DirectExecution | undefined;
 }
 
 /** The parameters of GET /graphql. */
@@ -261,13 +268,18 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   }
   const newLoaders = () => createLoaders(queries, metrics.observeBatch);
 
+  const schema = catalogueSchema({ federation: config.federation });
+  const compiled = config.graphqlJit ? new CompiledQueries(schema) : undefined;
+  const known = new KnownOperations(config.rateLimitGraphqlCostUnit);
   // Sidecar mode tracks every request's loaders (the source age): hits go through Apollo there.
   const persistedHits = cache && !sidecar
-    ? new PersistedHits({ cache, access, httpCaching, costUnit: config.rateLimitGraphqlCostUnit })
+    ? new PersistedHits({ known, cache, access, httpCaching })
     : undefined;
   const apollo = createApollo(app, {
     exposeErrors: config.exposeErrors,
-    jit: config.graphqlJit,
+    schema,
+    compiled,
+    known,
     cache,
     persistedQueries: {
       cache: cache?.redisClient ? new RedisKeyValueCache(cache.redisClient, `${config.cachePrefix}apq:`, config.apqTtlSeconds) : undefined,
@@ -282,12 +294,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     fieldSuggestions: config.graphqlFieldSuggestions,
     httpCaching,
     federation: config.federation,
-    persistedHits,
   });
   await apollo.start();
   // Fastify runs onClose hooks once in-flight requests have finished.
   app.addHook('onClose', async () => apollo.stop());
-  const context = async (request: FastifyRequest): Promise<GraphQLContext> => ({
+  const newContext = async (request: FastifyRequest): Promise<GraphQLContext> => ({
     requestId: request.id,
     operation: recordOperation(request),
     loaders: sidecar ? tracked(request, newLoaders()) : newLoaders(),
@@ -304,10 +315,17 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     sidecar?.track(request, loaders);
     return loaders;
   }
+  const counted = <T>(request: FastifyRequest, fn: () => Promise<T>) => database.statements.bind(request.sqlStatements, fn);
+  // Known queries run without Apollo's pipeline when no response cache has a say (src/graphql/direct-execution.ts).
+  const direct = compiled && !cache
+    ? new DirectExecution({ schema, known, compiled, access, httpCaching, context: newContext, counted })
+    : undefined;
+  // A request the direct execution handed over (its result had errors) runs in the context it ran in.
+  const context = async (request: FastifyRequest): Promise<GraphQLContext> => direct?.contextOf(request) ?? newContext(request);
   const graphql = fastifyApolloHandler(apollo, { context });
   // Everything a request does runs inside its statement-counting scope.
   const handler: typeof graphql = function (request, reply) {
-    return database.statements.bind(request.sqlStatements, () => graphql.call(this, request, reply));
+    return counted(request, async () => graphql.call(this, request, reply));
   };
   registerIde(app);
   const identifyCaller = graphqlCaller(access);
@@ -336,13 +354,17 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     // The media type is part of the representation: another Accept, another tag (RFC 9110 §8.8.3).
     return notModified(reply, request.headers['if-none-match'], bodyETag(`${String(reply.getHeader('content-type'))}\n${payload}`)) ? '' : payload;
   };
-  app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, handler);
+  app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, async function (request, reply) {
+    if (direct && await direct.answer(request, reply, sentByPost(request.body))) return reply;
+    return handler.call(this, request, reply);
+  });
   app.get('/graphql', { constraints: {}, onRequest: [graphqlVary, identifyCaller], onSend: graphqlETag, errorHandler }, async function (request, reply) {
     const query = request.query as Record<string, unknown>;
     const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
     if (wantsHtml) return sendIde(reply);
     checkQueryText(request.url, GRAPHQL_GET_PARAMETERS, { variables: query.variables, extensions: query.extensions });
     if (persistedHits && await persistedHits.answer(request, reply)) return reply;
+    if (direct && await direct.answer(request, reply, sentByGet(query))) return reply;
     return handler.call(this, request, reply);
   });
   await registerRestRoutes(app, {
@@ -350,7 +372,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },
     maxPageSize: config.maxPageSize,
     cache,
-    counted: (request, fn) => database.statements.bind(request.sqlStatements, fn),
+    counted,
     guard: restGuard(access),
     requireIfMatch: config.writesRequireIfMatch,
     httpCaching,
@@ -358,7 +380,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     readsNeedKey: config.apiKeysForReads === 'required',
   });
   registerDocs(app);
-  return { app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, persistedHits };
+  return { app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, persistedHits, direct };
 }
 
 /** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */

@@ -43,7 +43,7 @@ export function accessPlugin(access: AccessControl, costUnit: number): ApolloSer
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation, document, request, operationName, schema, contextValue: { caller }, response }) {
+        async didResolveOperation({ operation, document, request, operationName, schema, contextValue: { caller, prepaid }, response }) {
           try {
             access.require(caller, operation?.operation === 'mutation' ? 'write' : 'read');
           } catch (error) {
@@ -55,7 +55,8 @@ export function accessPlugin(access: AccessControl, costUnit: number): ApolloSer
           if (!access.rateLimited) return;
           // Budgets are counted in REST-request units; cost points convert at costUnit each.
           const cost = Math.max(1, Math.ceil(operationCost(schema, document, request.variables, operationName) / costUnit));
-          const decision = await access.spend(caller, cost);
+          // Run first by direct-execution.ts, which took the cost already.
+          const decision = prepaid ? prepaid.decision : await access.spend(caller, cost);
           if (!decision) return;
           for (const [name, value] of rateLimitHeaders(decision)) response.http.headers.set(name, value);
           if (decision.allowed) return;

@@ -13,18 +13,18 @@ import { cacheControlPlugin } from './cache-control-plugin.ts';
 import { trustedDocumentsPlugin } from './trusted-documents.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { catalogueSchema } from './federation/subgraph-schema.ts';
 import { operationRecordPlugin } from '../observability/graphql-operations.ts';
 import type { AccessControl } from '../auth/access.ts';
 import { accessPlugin } from './access-plugin.ts';
 import type { GraphQLLimits } from '../config.ts';
 import { limitsPlugin } from './limits/limits-plugin.ts';
 import type { HttpCaching } from '../http/http-caching.ts';
-import type { PersistedHits } from './persisted-hits.ts';
+import type { KnownOperations } from './known-operations.ts';
+import type { GraphQLSchema } from 'graphql';
+import type { CompiledQueries } from './jit.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
-  jit: boolean;
   cache: ResponseCache | undefined;
   /** Where persisted query hashes live; undefined: Apollo's in-process LRU. */
   persistedQueries: { cache: KeyValueCache<string> | undefined; ttlSeconds: number };
@@ -43,14 +43,17 @@ export interface ApolloOptions {
   httpCaching: HttpCaching;
   /** Serve the schema as a Federation 2 subgraph (docs/federation.md). */
   federation: boolean;
-  /** Cached persisted-query GETs answered before Apollo runs (its plugin learns which qualify); undefined without a cache. */
-  persistedHits: PersistedHits | undefined;
+  /** The catalogue schema (src/graphql/federation/subgraph-schema.ts) and, with graphql-jit, its compiled queries. */
+  schema: GraphQLSchema;
+  compiled: CompiledQueries | undefined;
+  /** Queries answered before Apollo runs (persisted-hits.ts, direct-execution.ts): its plugin learns which qualify. */
+  known: KnownOperations;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
-  const schema = catalogueSchema({ federation: options.federation });
+  const { schema } = options;
   return new ApolloServer<GraphQLContext>({
-    ...(options.jit ? { gateway: jitGateway(schema) } : { schema }),
+    ...(options.compiled ? { gateway: jitGateway(schema, options.compiled) } : { schema }),
     // The API has no cookie-based auth, and GET can never run a mutation, so
     // CSRF preflight enforcement would only break plain `curl` GETs.
     csrfPrevention: false,
@@ -85,8 +88,8 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       // After trusted documents: an operation that may not run at all is told so first.
       limitsPlugin(options.limits, options.maxPageSize),
       accessPlugin(options.access, options.rateLimitCostUnit),
-      // After the limits and access: it remembers operations that passed them.
-      ...(options.persistedHits ? [options.persistedHits.plugin(schema)] : []),
+      // Before the response cache: it remembers operations that passed the limits and access.
+      options.known.plugin(schema),
       logInternalErrors((details, message) => app.log.error(details, message)),
       httpStatusPlugin(),
       ...(options.cache ? [responseCachePlugin(options.cache)] : []),

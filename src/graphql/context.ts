@@ -7,6 +7,7 @@ import type { ProductPages } from '../catalog/pages.ts';
 import type { CatalogQueries } from '../catalog/queries.ts';
 import type { CatalogService } from '../catalog/service.ts';
 import type { OperationRecord } from '../observability/graphql-operations.ts';
+import type { RateLimitDecision } from '../ratelimit/limiter.ts';
 
 export interface GraphQLContext {
   requestId: string;
@@ -27,6 +28,8 @@ export interface GraphQLContext {
   caller: Caller;
   /** The request's Idempotency-Key header, as sent (createProduct checks it). */
   idempotencyKeyHeader: string | string[] | undefined;
+  /** Set when direct-execution.ts ran the operation and hands it to Apollo: what it already took from the caller's budget (undefined: no budget). */
+  prepaid?: { decision: RateLimitDecision | undefined };
   /** The tags of a response served from the response cache (its loaders read nothing). */
   servedTags?: readonly string[];
 }

@@ -32,6 +32,16 @@ export function responseMediaType(accept: string | undefined): string | undefine
   return new Negotiator({ headers: { accept } }).mediaType(MEDIA_TYPES);
 }
 
+/**
+ * For the answers given before Apollo (persisted-hits.ts, direct-execution.ts):
+ * the media type Apollo would answer in, or undefined when only Apollo should
+ * decide (nothing fits: its 406; or the JSONP-style callback type).
+ */
+export function earlyMediaType(accept: string | undefined): string | undefined {
+  const type = responseMediaType(accept);
+  return type === JSON_MEDIA_TYPE || type === GRAPHQL_RESPONSE_MEDIA_TYPE ? type : undefined;
+}
+
 /** Whether Apollo answers this request as application/graphql-response+json. */
 export function answersGraphqlResponseJson(http: HTTPGraphQLRequest | undefined): boolean {
   return responseMediaType(http?.headers.get('accept')) === GRAPHQL_RESPONSE_MEDIA_TYPE;

@@ -4,7 +4,7 @@
 // Server's gateway interface, whose `executor` replaces execution only; parsing,
 // validation, plugins and error formatting stay Apollo's.
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { type ExecutionResult, GraphQLError, type GraphQLSchema, getVariableValues, printSchema } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, getVariableValues, printSchema } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
 /** Distinct documents kept compiled; the least recently used is dropped first. */
@@ -37,8 +37,35 @@ function unresolvedOperation(operationName: string | null | undefined): GraphQLE
     : 'Must provide operation name if query contains multiple operations.');
 }
 
-export function jitGateway(schema: GraphQLSchema): GatewayInterface {
-  const compiled = new Map<string, CompiledQuery | ExecutionResult>();
+/**
+ * Each distinct (document, operation) compiled once, shared by the gateway's
+ * executor and the direct execution of known operations (direct-execution.ts);
+ * keyed by the document's hash and the operation's name in it.
+ */
+export class CompiledQueries {
+  private readonly compiled = new Map<string, CompiledQuery | ExecutionResult>();
+  private readonly schema: GraphQLSchema;
+
+  constructor(schema: GraphQLSchema) {
+    this.schema = schema;
+  }
+
+  /** The compiled operation, or graphql-jit's errors for it (compiled on first use). */
+  get(queryHash: string, document: DocumentNode, operationName: string | null | undefined): CompiledQuery | ExecutionResult {
+    const key = `${queryHash}:${operationName ?? ''}`;
+    let query = this.compiled.get(key);
+    if (query) {
+      this.compiled.delete(key);
+    } else {
+      query = compileQuery(this.schema, document, operationName ?? undefined);
+      if (this.compiled.size >= MAX_COMPILED) this.compiled.delete(this.compiled.keys().next().value as string);
+    }
+    this.compiled.set(key, query);
+    return query;
+  }
+}
+
+export function jitGateway(schema: GraphQLSchema, compiled: CompiledQueries): GatewayInterface {
   let notify: ((context: { apiSchema: GraphQLSchema; coreSupergraphSdl: string }) => void) | undefined;
   return {
     onSchemaLoadOrUpdate(callback) {
@@ -54,15 +81,7 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
           // name); answer like graphql-js instead, and Apollo makes it a 400
           // OPERATION_RESOLUTION_FAILURE.
           if (!requestContext.operation) return { errors: [unresolvedOperation(requestContext.request.operationName)] };
-          const key = `${requestContext.queryHash}:${requestContext.operationName ?? ''}`;
-          let query = compiled.get(key);
-          if (query) {
-            compiled.delete(key);
-          } else {
-            query = compileQuery(schema, requestContext.document, requestContext.operationName ?? undefined);
-            if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
-          }
-          compiled.set(key, query);
+          const query = compiled.get(requestContext.queryHash, requestContext.document, requestContext.operationName);
           if (!isCompiledQuery(query)) return withGraphQLErrors(query);
           // Coerce variables with graphql-js first: its errors point at the variable
           // definition, which Apollo turns into a 400 BAD_USER_INPUT like graphql-js execution.
