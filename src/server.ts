@@ -49,7 +49,7 @@ import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
 import { checkQueryText, InvalidText, registerJsonParser } from './http/unicode.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from './http/client-gone.ts';
-import { addVary, ALL_TAG, bodyETag, HttpCaching, notModified } from './http/http-caching.ts';
+import { addVary, ALL_TAG, HttpCaching, notModified, representationETag } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
 import { REST_READS_AS_GRAPHQL, type RestRead } from './rest/graphql-equivalents.ts';
 import { maxAgeOf } from './graphql/cache-hints.ts';
@@ -351,8 +351,10 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   // A cacheable GET answer (src/graphql/cache-control-plugin.ts) gets a strong ETag, and a 304 when the client has it.
   const graphqlETag = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('cache-control') === 'no-store') return payload;
-    // The media type is part of the representation: another Accept, another tag (RFC 9110 §8.8.3).
-    return notModified(reply, request.headers['if-none-match'], bodyETag(`${String(reply.getHeader('content-type'))}\n${payload}`)) ? '' : payload;
+    // A cached answer comes with its tag, computed when it was stored (src/graphql/persisted-hits.ts).
+    const stored = reply.getHeader('etag');
+    const etag = typeof stored === 'string' ? stored : representationETag(String(reply.getHeader('content-type')), payload);
+    return notModified(reply, request.headers['if-none-match'], etag) ? '' : payload;
   };
   app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, async function (request, reply) {
     if (direct && await direct.answer(request, reply, sentByPost(request.body))) return reply;

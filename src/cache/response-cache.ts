@@ -22,6 +22,8 @@ export interface CachedResponse {
   tags: string[];
   /** The response's ETag header, when it has one (a product's version). */
   etag?: string;
+  /** Its ETags by media type, for an answer sent in more than one (GraphQL: computed once, when stored). */
+  etags?: Record<string, string>;
 }
 
 export const productTag = (id: number) => `p:${id}`;

@@ -39,8 +39,11 @@ export function responseMediaType(accept: string | undefined): string | undefine
  */
 export function earlyMediaType(accept: string | undefined): string | undefined {
   const type = responseMediaType(accept);
-  return type === JSON_MEDIA_TYPE || type === GRAPHQL_RESPONSE_MEDIA_TYPE ? type : undefined;
+  return type !== undefined && EARLY_MEDIA_TYPES.includes(type) ? type : undefined;
 }
+
+/** The media types an answer given before Apollo may have. */
+export const EARLY_MEDIA_TYPES: readonly string[] = [JSON_MEDIA_TYPE, GRAPHQL_RESPONSE_MEDIA_TYPE];
 
 /** Whether Apollo answers this request as application/graphql-response+json. */
 export function answersGraphqlResponseJson(http: HTTPGraphQLRequest | undefined): boolean {

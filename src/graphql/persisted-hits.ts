@@ -74,6 +74,9 @@ export class PersistedHits {
     reply.header('cache-control', httpCaching.cacheControl({ hintSeconds: known.policy.maxAge, private: isPrivate }));
     if (!isPrivate) for (const [name, value] of surrogateKeys(cached.tags)) reply.header(name, value);
     reply.header('x-cache', 'hit');
+    // Computed when it was stored (response-cache-plugin.ts); the route's onSend hook uses it.
+    const etag = cached.etags?.[type];
+    if (etag) reply.header('etag', etag);
     this.answered++;
     // Apollo ends every JSON body with a newline (its prettyJSONStringify).
     await reply.code(200).type(type).send(`${cached.body}\n`);

@@ -8,11 +8,22 @@ import type { ExecutionResult } from 'graphql';
 import type { CacheToken, ResponseCache } from '../cache/response-cache.ts';
 import { type GraphQLContext, shownTags } from './context.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
+import { representationETag } from '../http/http-caching.ts';
+import { EARLY_MEDIA_TYPES } from './http-status.ts';
 
 /** A result as the response cache keeps it: the body and the tags of the products it shows. */
 interface Shared {
   body: string;
   tags: readonly string[];
+}
+
+/**
+ * The ETag of a cached body under each media type a GET may be answered in
+ * (Apollo's body ends with a newline): an early hit (persisted-hits.ts) sends
+ * it instead of hashing the body on every hit.
+ */
+function storedETags(body: string): Record<string, string> {
+  return Object.fromEntries(EARLY_MEDIA_TYPES.map((type) => [type, representationETag(type, `${body}\n`)]));
 }
 
 /** How long a request waits for an identical one already running before running itself. */
@@ -68,7 +79,7 @@ export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<Gr
           inFlight.delete(key);
           leader(body === undefined ? undefined : { body, tags });
           if (!body) return;
-          cache.save(key, { status: 200, body, tags }, token);
+          cache.save(key, { status: 200, body, tags, etags: storedETags(body) }, token);
         },
       };
     },

@@ -26,6 +26,11 @@ export function bodyETag(body: string): string {
   return `"${crypto.createHash('sha1').update(body).digest('base64url')}"`;
 }
 
+/** The strong ETag of a representation: its media type is part of it (another Accept, another tag: RFC 9110 §8.8.3). */
+export function representationETag(contentType: string, body: string): string {
+  return bodyETag(`${contentType}\n${body}`);
+}
+
 /** True when an If-None-Match header names this ETag (weak comparison, RFC 9110 §13.1.2) or is '*'. */
 export function noneMatch(header: string | string[] | undefined, etag: string): boolean {
   if (header === undefined) return false;

@@ -186,6 +186,24 @@ function percentDecodedBytes(component: string): Buffer {
   return Buffer.from(bytes);
 }
 
+/** Whether a percent-encoded query string component stands for UTF-8 text. */
+function encodesUtf8(component: string): boolean {
+  // The common case without building the bytes: ASCII whose %XX escapes
+  // decodeURIComponent accepts (it refuses exactly the escapes that are not
+  // UTF-8: stray continuation bytes, overlong forms, surrogates).
+  if (ASCII.test(component)) {
+    try {
+      decodeURIComponent(component);
+      return true;
+    } catch {
+      // a malformed escape ("%zz", read as it stands) or bytes that are not UTF-8: decided below
+    }
+  }
+  return isUtf8(percentDecodedBytes(component));
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
  * GET /graphql: its parameters (`names`) must be percent-encoded UTF-8, and
  * the JSON ones (`json`) hold no lone surrogate; throws InvalidText naming the
@@ -198,7 +216,8 @@ export function checkQueryText(url: string, names: readonly string[], json: Reco
     const equals = part.indexOf('=');
     const name = percentDecodedBytes(equals < 0 ? part : part.slice(0, equals)).toString('utf8');
     if (!names.includes(name) || equals < 0) continue;
-    if (!isUtf8(percentDecodedBytes(part.slice(equals + 1)))) throw new InvalidText(name, `${NOT_UTF8} (percent-encoded bytes)`);
+    const value = part.slice(equals + 1);
+    if (!encodesUtf8(value)) throw new InvalidText(name, `${NOT_UTF8} (percent-encoded bytes)`);
   }
   for (const [name, value] of Object.entries(json)) if (typeof value === 'string') checkJsonText(value, name);
 }
