@@ -3,10 +3,11 @@
 // is kept in memory; a page seeks to the anchor before its first position and
 // skips fewer than ANCHOR_SPACING rows from there. The anchors are rebuilt
 // (one index-only scan of the primary key) at once after a product is created
-// or deleted through this process, and in the background every `refreshMs`
-// (LISTING_REFRESH_MS) for
-// changes made elsewhere (another instance, a reload), serving the previous
-// anchors meanwhile so no request waits for a periodic rebuild. With a shared
+// or deleted through this process, and in the background for changes made
+// elsewhere (another instance, a reload): every `refreshMs` (LISTING_REFRESH_MS)
+// a cheap check asks Postgres whether products were inserted or deleted since,
+// and only then are they rebuilt, serving the previous anchors meanwhile so no
+// request waits for a periodic rebuild. With a shared
 // cache, a version that every instance bumps on create/delete is checked on
 // each listing read (a cache miss), and a moved version rebuilds at once.
 import { AsyncResource } from 'node:async_hooks';
@@ -22,6 +23,8 @@ export class ProductPages {
   private readonly queries: CatalogQueries;
   private anchors: Promise<number[]> | undefined;
   private builtAt = 0;
+  /** productsChangeSignature() when the anchors were last built. */
+  private builtForSignature: string | undefined;
   private refreshing: Promise<void> | undefined;
 
   private readonly sharedVersion: (() => Promise<number | undefined>) | undefined;
@@ -51,7 +54,32 @@ export class ProductPages {
 
   private build(): Promise<number[]> {
     this.builtAt = Date.now();
-    return this.outsideRequests.runInAsyncScope(() => this.queries.pageAnchors(ANCHOR_SPACING));
+    return this.outsideRequests.runInAsyncScope(async () => {
+      // Read before the anchors: a change between the two makes the next check rebuild.
+      this.builtForSignature = await this.queries.productsChangeSignature().catch(() => undefined);
+      return this.queries.pageAnchors(ANCHOR_SPACING);
+    });
+  }
+
+  /**
+   * The periodic rebuild, when products may have been created or deleted
+   * since the last one. A rebuild reads the whole primary key (2 s of a
+   * Postgres core at full scale, more on a cold cache), and every worker
+   * process did it every LISTING_REFRESH_MS whether or not anything changed:
+   * with two workers on two cores, two of them at once held both cores (the
+   * listing page's p99 at 40 connections, docs/performance.md). Now the
+   * table's insert and delete counts are read first (one row of
+   * pg_stat_user_tables) and the anchors are rebuilt only when they moved,
+   * or when they cannot say.
+   */
+  private async refresh(previous: Promise<number[]>): Promise<void> {
+    const signature = await this.outsideRequests.runInAsyncScope(() => this.queries.productsChangeSignature());
+    if (signature !== undefined && signature === this.builtForSignature) {
+      this.builtAt = Date.now();
+      return;
+    }
+    const fresh = await this.build();
+    if (this.anchors === previous) this.anchors = Promise.resolve(fresh);
   }
 
   private async current(): Promise<number[]> {
@@ -70,11 +98,7 @@ export class ProductPages {
       return building;
     }
     if (!this.refreshing && Date.now() - this.builtAt > this.refreshMs) {
-      const previous = this.anchors;
-      this.refreshing = this.build().then(
-        (fresh) => { if (this.anchors === previous) this.anchors = Promise.resolve(fresh); },
-        () => {},
-      ).finally(() => { this.refreshing = undefined; });
+      this.refreshing = this.refresh(this.anchors).catch(() => {}).finally(() => { this.refreshing = undefined; });
     }
     return this.anchors;
   }

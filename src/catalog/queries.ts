@@ -92,6 +92,16 @@ const STATEMENTS = {
   // Every ANCHOR_SPACING-th product id, in order: an index-only scan of the primary key.
   pageAnchors: `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) - 1 AS position FROM products) ranked WHERE position % $1 = 0 ORDER BY id`,
   productsAfter: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id > $1 ORDER BY id LIMIT $2`,
+  // What tells whether products were created or deleted since the anchors were
+  // built, without reading them: the table's identity (a reload swaps it) and
+  // Postgres's cumulative insert and delete counts for it. Null where those
+  // counts say nothing: statistics off (track_counts), or a replica (replay is
+  // not counted there).
+  productsChangeSignature: `
+    SELECT CASE WHEN current_setting('track_counts')::bool AND NOT pg_is_in_recovery()
+      THEN c.oid::text || ':' || coalesce(s.n_tup_ins, 0) || ':' || coalesce(s.n_tup_del, 0) END AS signature
+    FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+    WHERE c.oid = 'products'::regclass`,
 } as const;
 
 /**
@@ -212,6 +222,12 @@ export class CatalogQueries {
   }
 
   /** The id at every `spacing`-th position of the catalogue in id order. */
+  /** A value that moves when products are created or deleted (within Postgres's statistics delay); undefined when it cannot say. */
+  async productsChangeSignature(): Promise<string | undefined> {
+    const [row] = await this.run<{ signature: string | null }>('productsChangeSignature', []);
+    return row?.signature ?? undefined;
+  }
+
   async pageAnchors(spacing: number): Promise<number[]> {
     return (await this.run<{ id: number }>('pageAnchors', [spacing])).map((row) => row.id);
   }
