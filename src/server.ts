@@ -365,8 +365,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
     if (wantsHtml) return sendIde(reply);
     checkQueryText(request.url, GRAPHQL_GET_PARAMETERS, { variables: query.variables, extensions: query.extensions });
-    if (persistedHits && await persistedHits.answer(request, reply)) return reply;
-    if (direct && await direct.answer(request, reply, sentByGet(query))) return reply;
+    // Answered before Apollo only for GET: Apollo answers a HEAD (this route's too) with its 405.
+    if (request.method === 'GET') {
+      if (persistedHits && await persistedHits.answer(request, reply)) return reply;
+      if (direct && await direct.answer(request, reply, sentByGet(query))) return reply;
+    }
     return handler.call(this, request, reply);
   });
   await registerRestRoutes(app, {

@@ -71,6 +71,10 @@ describe('known queries run before Apollo', () => {
         expect(revalidated.statusCode).toBe(304);
       }
       expect(direct.answered).toBe(4);
+      // HEAD reaches the GET route: Apollo's answer (405), not an early one.
+      const head = await client.app.inject({ method: 'HEAD', url: `/graphql?${new URLSearchParams(byText)}`, headers: { accept: GRAPHQL_ACCEPT } });
+      expect(head.statusCode).toBe(405);
+      expect(direct.answered).toBe(4);
     });
   });
 
