@@ -55,9 +55,9 @@ export class ProductPages {
   private build(): Promise<number[]> {
     this.builtAt = Date.now();
     return this.outsideRequests.runInAsyncScope(async () => {
-      // Read before the anchors: a change between the two makes the next check rebuild.
-      this.builtForSignature = await this.queries.productsChangeSignature().catch(() => undefined);
-      return this.queries.pageAnchors(ANCHOR_SPACING);
+      const { anchors, signature } = await this.queries.pageAnchors(ANCHOR_SPACING);
+      this.builtForSignature = signature;
+      return anchors;
     });
   }
 

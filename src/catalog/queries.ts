@@ -85,23 +85,31 @@ export const KEYED = {
     (row) => row.currentProductId),
 } as const;
 
+/**
+ * What tells whether products were created or deleted since the listing
+ * anchors were built (pages.ts), without reading them: the table's identity (a
+ * reload swaps it) and Postgres's cumulative insert and delete counts for it.
+ * Null where those counts say nothing: statistics off (track_counts), or a
+ * replica (replay is not counted there).
+ */
+const PRODUCTS_CHANGE_SIGNATURE = `
+  SELECT CASE WHEN current_setting('track_counts')::bool AND NOT pg_is_in_recovery()
+    THEN c.oid::text || ':' || coalesce(s.n_tup_ins, 0) || ':' || coalesce(s.n_tup_del, 0) END AS signature
+  FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+  WHERE c.oid = 'products'::regclass`;
+
 /** Reads of pages: one request's each. */
 const STATEMENTS = {
   // Legacy pages seek from an anchor id (see pages.ts), so OFFSET stays below the anchor spacing.
   productPageFrom: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id >= $1 ORDER BY id OFFSET $2 LIMIT $3`,
-  // Every ANCHOR_SPACING-th product id, in order: an index-only scan of the primary key.
-  pageAnchors: `SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) - 1 AS position FROM products) ranked WHERE position % $1 = 0 ORDER BY id`,
+  // Every ANCHOR_SPACING-th product id, in order: an index-only scan of the
+  // primary key; each row carries the change signature read with them.
+  pageAnchors: `
+    SELECT ranked.id, sig.signature FROM (SELECT id, row_number() OVER (ORDER BY id) - 1 AS position FROM products) ranked
+    CROSS JOIN (${PRODUCTS_CHANGE_SIGNATURE}) sig
+    WHERE ranked.position % $1 = 0 ORDER BY ranked.id`,
   productsAfter: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id > $1 ORDER BY id LIMIT $2`,
-  // What tells whether products were created or deleted since the anchors were
-  // built, without reading them: the table's identity (a reload swaps it) and
-  // Postgres's cumulative insert and delete counts for it. Null where those
-  // counts say nothing: statistics off (track_counts), or a replica (replay is
-  // not counted there).
-  productsChangeSignature: `
-    SELECT CASE WHEN current_setting('track_counts')::bool AND NOT pg_is_in_recovery()
-      THEN c.oid::text || ':' || coalesce(s.n_tup_ins, 0) || ':' || coalesce(s.n_tup_del, 0) END AS signature
-    FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-    WHERE c.oid = 'products'::regclass`,
+  productsChangeSignature: PRODUCTS_CHANGE_SIGNATURE,
 } as const;
 
 /**
@@ -228,8 +236,10 @@ export class CatalogQueries {
     return row?.signature ?? undefined;
   }
 
-  async pageAnchors(spacing: number): Promise<number[]> {
-    return (await this.run<{ id: number }>('pageAnchors', [spacing])).map((row) => row.id);
+  /** Every `spacing`-th product id, and the change signature as of reading them (one statement). */
+  async pageAnchors(spacing: number): Promise<{ anchors: number[]; signature: string | undefined }> {
+    const rows = await this.run<{ id: number; signature: string | null }>('pageAnchors', [spacing]);
+    return { anchors: rows.map((row) => row.id), signature: rows[0]?.signature ?? undefined };
   }
 
   /** Keyset pagination: `first` products with an id above `afterId`. */
