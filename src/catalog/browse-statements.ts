@@ -275,6 +275,10 @@ function cellsFrom(filter: BrowseFilter, params: Parameters, except: readonly Fi
 
 type Count = (except: FilterPart[], select: string, group: string) => string;
 
+/** One facet's count: `weight` summed over `from`'s rows that hold `where`, grouped by `group` (none: one row). */
+const countSql = (select: string, weight: string, from: string, where: string[], group: string) =>
+  `SELECT ${select}, ${weight} AS count FROM ${from} ${whereClause(where)}${group ? ` GROUP BY ${group}` : ''}`;
+
 /** The four facet queries: `count` for a facet's rows (leaving out the filter parts it counts across), and the size facet's own. */
 function facetParts(count: Count, sizes: string, bands: string): string {
   return `
@@ -292,10 +296,7 @@ function facetParts(count: Count, sizes: string, bands: string): string {
  * parts in `applied`: `weight` is what a row counts for.
  */
 function countOver(filter: BrowseFilter, params: Parameters, applied: readonly FilterPart[], weight: string): Count {
-  return (except, select, group) => {
-    const where = conditions(filter, params, [...except, ...applied]);
-    return `SELECT ${select}, ${weight} AS count FROM m b ${whereClause(where)}${group ? ` GROUP BY ${group}` : ''}`;
-  };
+  return (except, select, group) => countSql(select, weight, 'm b', conditions(filter, params, [...except, ...applied]), group);
 }
 
 /** The size facet from the size cells: every size but the filter's own part (a product without stock has no size in stock). */
@@ -322,7 +323,7 @@ export function facetsStatement(filter: BrowseFilter, searched: Resolved | undef
   const bands = params.add(PRICE_BANDS.slice(1), 'numeric[]');
   const count: Count = (except, select, group) => {
     const { from, where } = cellsFrom(filter, params, except);
-    return `SELECT ${select}, sum(b.products)::bigint AS count FROM ${from} ${whereClause(where)}${group ? ` GROUP BY ${group}` : ''}`;
+    return countSql(select, 'sum(b.products)::bigint', from, where, group);
   };
   const text = `${facetParts(count, sizeFacetFromCells(filter, params), bands)}
     UNION ALL
@@ -331,13 +332,12 @@ export function facetsStatement(filter: BrowseFilter, searched: Resolved | undef
 }
 
 /**
- * Facets of a filter on two or more sizes: the size set cells of any set
- * holding one of them (the sets tested once, the cells matched to them in
- * a hash: `= ANY` of the sets' array compared each cell with every set,
- * 337 ms for the 1,405 sets holding 9 or 9.5),
- * with the filter's onSale, read once and summed per category and price;
- * then counted three ways, and the
- * size facet from the size cells as usual.
+ * Facets of a filter on two or more sizes: the size set cells of every set
+ * holding one of them, with the filter's onSale, read once and summed per
+ * category and price, then counted three ways; the size facet from the size
+ * cells as usual. The sets are tested once and the cells matched to them in
+ * a hash (`= ANY` of the sets' array compared each cell with every set: 337
+ * ms for the 1,405 sets holding 9 or 9.5).
  */
 function sizeSetFacetsStatement(filter: BrowseFilter): BrowseStatement {
   const params = new Parameters();
