@@ -7,7 +7,8 @@
 // (REDIS_SENTINELS): then ioredis asks the Sentinels where the master is at
 // every (re)connection, checks the server it reached is the master, and
 // follows a failover (Sentinel's +switch-master) at once.
-import { Redis, type RedisOptions } from 'ioredis';
+import { type Command, Redis, type RedisOptions } from 'ioredis';
+import { CommandDeadlines } from './command-deadlines.ts';
 
 export interface SentinelAddress {
   host: string;
@@ -42,7 +43,7 @@ const reconnectDelay = (attempt: number) => Math.min(100 * attempt, 2_000);
 export function connectRedis(options: RedisClientOptions): Redis {
   const common: RedisOptions = {
     enableOfflineQueue: false,
-    commandTimeout: options.timeoutMs,
+    // Not ioredis's commandTimeout: see ./command-deadlines.ts.
     connectTimeout: Math.max(options.timeoutMs * 10, 500),
     maxRetriesPerRequest: 0,
     retryStrategy: reconnectDelay,
@@ -66,8 +67,18 @@ export function connectRedis(options: RedisClientOptions): Redis {
       failoverDetector: true,
     });
   client.on('error', (error: Error) => options.onError?.(error));
+  boundCommands(client, new CommandDeadlines(options.timeoutMs));
   reconnectAfterUnaskedEnd(client, options.onError);
   return client;
+}
+
+/** Every command the client sends (pipelined ones too: they pass here one by one) fails after the bound. */
+function boundCommands(client: Redis, deadlines: CommandDeadlines): void {
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command: Command, ...rest: unknown[]) => {
+    deadlines.watch(command);
+    return (send as (command: Command, ...rest: unknown[]) => unknown)(command, ...rest);
+  };
 }
 
 /**

@@ -46,6 +46,18 @@ describe.each(stores)('%s store', (kind, make) => {
     }
   });
 
+  it('gives back exactly what was stored (names beyond ASCII, a lone newline inside)', async (context) => {
+    if (kind === 'redis' && !redis) context.skip();
+    const store = await make();
+    try {
+      const value = '{"etag":"x"}\n[{"name":"Crème brûlée ☃ 😀","note":"a\\nb"}]';
+      await store.set('u', value, ['p:7'], 60);
+      expect(await store.get('u')).toBe(value);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('expires entries after their TTL', async (context) => {
     if (kind === 'redis' && !redis) context.skip();
     const store = await make();
