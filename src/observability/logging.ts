@@ -3,7 +3,7 @@
 // exactly one completion line (Fastify's "incoming request" line is dropped)
 // that says what ran: route, status, duration, SQL statements, cache result
 // and, for GraphQL, the operation.
-import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { type FastifyBaseLogger, LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.ts';
 import { ANONYMOUS_OPERATION } from './graphql-operations.ts';
 
@@ -93,8 +93,65 @@ export class CompletionLog extends LogController {
   }
 }
 
+type Bindings = Record<string, unknown>;
+type LineMethod = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+/**
+ * A request's logger, made when the request first writes a line at an
+ * enabled level. Fastify makes a pino child for every request (binding its
+ * reqId), and most requests write nothing at the levels run in production:
+ * making it cost 7% of a REST cache hit's throughput (15.6k requests/s with
+ * LOG_LEVEL=silent against 14.5k at warn, measured with the hot-set bench).
+ */
+class RequestLogger {
+  private made: FastifyBaseLogger | undefined;
+  private readonly parent: FastifyBaseLogger;
+  private readonly bindings: Bindings;
+  private readonly enabled: ReadonlySet<string>;
+  constructor(parent: FastifyBaseLogger, bindings: Bindings, enabled: ReadonlySet<string>) {
+    this.parent = parent;
+    this.bindings = bindings;
+    this.enabled = enabled;
+  }
+
+  private get logger(): FastifyBaseLogger {
+    return this.made ??= this.parent.child(this.bindings);
+  }
+
+  private line(method: LineMethod, args: unknown[]): void {
+    if (!this.enabled.has(method)) return;
+    (this.logger[method] as (...args: unknown[]) => void)(...args);
+  }
+
+  get level(): string { return this.made?.level ?? this.parent.level; }
+  trace(...args: unknown[]): void { this.line('trace', args); }
+  debug(...args: unknown[]): void { this.line('debug', args); }
+  info(...args: unknown[]): void { this.line('info', args); }
+  warn(...args: unknown[]): void { this.line('warn', args); }
+  error(...args: unknown[]): void { this.line('error', args); }
+  fatal(...args: unknown[]): void { this.line('fatal', args); }
+  silent(): void {}
+  child(bindings: Bindings, options?: object): FastifyBaseLogger { return this.logger.child(bindings, options); }
+}
+
+/** pino's line methods, least severe first. */
+const LINE_METHODS: readonly LineMethod[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+
+/**
+ * Fastify's childLoggerFactory for a logger at `level` (which the API never
+ * changes while it runs): a RequestLogger, unless the route logs at a level
+ * of its own (then pino's child at once).
+ */
+export function requestLoggerFactory(level: Exclude<LogLevel, 'silent'>) {
+  const enabled = new Set(LINE_METHODS.slice(LINE_METHODS.indexOf(level)));
+  return (logger: FastifyBaseLogger, bindings: Bindings, options: { level?: string }): FastifyBaseLogger => {
+    if (options.level) return logger.child(bindings, options);
+    return new RequestLogger(logger, bindings, enabled) as unknown as FastifyBaseLogger;
+  };
+}
+
 /** Fastify's logger options for this configuration. */
-export function loggerOptions(level: LogLevel, destination?: LogDestination): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+export function loggerOptions(level: LogLevel, destination?: LogDestination): Pick<FastifyServerOptions, 'logger' | 'logController' | 'childLoggerFactory'> {
   if (level === 'silent') return { logger: false };
   return {
     logger: {
@@ -106,5 +163,6 @@ export function loggerOptions(level: LogLevel, destination?: LogDestination): Pi
       },
     },
     logController: new CompletionLog(level),
+    childLoggerFactory: requestLoggerFactory(level),
   };
 }

@@ -6,6 +6,8 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import { requestLoggerFactory } from '../../src/observability/logging.ts';
 
 /** In production /metrics needs it. */
 const ADMIN_TOKEN = 'logging-test-admin-token';
@@ -163,5 +165,39 @@ describe('internal errors and LOG_LEVEL', () => {
     await clients.warn!.post('{ product(id: "1") { name } }', undefined, { headers: { 'x-request-id': 'log-warn-gql' } });
     expect(logs.warn.of('log-warn-gql').map((line) => [line.level, line.msg])).toEqual([[50, 'internal error in a GraphQL operation']]);
     expect(logs.warn.lines.filter((line) => line.level < 40)).toEqual([]);
+  });
+});
+
+describe('a request logger', () => {
+  /** A parent logger counting the children made of it and the lines they write. */
+  function parent() {
+    const made = { children: 0, lines: [] as [string, Record<string, unknown>, unknown[]][] };
+    const line = (bindings: Record<string, unknown>, level: string) => (...args: unknown[]) => { made.lines.push([level, bindings, args]); };
+    const logger = {
+      level: 'warn',
+      child(bindings: Record<string, unknown>) {
+        made.children++;
+        return { ...Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((level) => [level, line(bindings, level)])), level: 'warn', child: () => logger };
+      },
+    };
+    return { logger: logger as unknown as FastifyBaseLogger, made };
+  }
+
+  it('is made only when the request writes a line at an enabled level, once, with its bindings', () => {
+    const { logger, made } = parent();
+    const log = requestLoggerFactory('warn')(logger, { reqId: 'r1' }, {});
+    log.info('not written');
+    log.debug({ a: 1 }, 'nor this');
+    expect(made.children).toBe(0);
+    log.warn({ b: 2 }, 'written');
+    log.error('and this');
+    expect(made.children).toBe(1);
+    expect(made.lines).toEqual([['warn', { reqId: 'r1' }, [{ b: 2 }, 'written']], ['error', { reqId: 'r1' }, ['and this']]]);
+  });
+
+  it('is pino\'s child at once for a route with a level of its own', () => {
+    const { logger, made } = parent();
+    requestLoggerFactory('warn')(logger, { reqId: 'r2' }, { level: 'debug' });
+    expect(made.children).toBe(1);
   });
 });
