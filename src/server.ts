@@ -270,10 +270,14 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
 
   const schema = catalogueSchema({ federation: config.federation });
   const compiled = config.graphqlJit ? new CompiledQueries(schema) : undefined;
-  const known = new KnownOperations(config.rateLimitGraphqlCostUnit);
+  const known = new KnownOperations({
+    costUnit: config.rateLimitGraphqlCostUnit,
+    maxCost: config.graphqlLimits.maxCost,
+    caps: { maxPageSize: config.maxPageSize, maxListLength: config.graphqlLimits.maxListLength },
+  });
   // Sidecar mode tracks every request's loaders (the source age): hits go through Apollo there.
   const persistedHits = cache && !sidecar
-    ? new PersistedHits({ known, cache, access, httpCaching })
+    ? new PersistedHits({ schema, known, cache, access, httpCaching })
     : undefined;
   const apollo = createApollo(app, {
     exposeErrors: config.exposeErrors,

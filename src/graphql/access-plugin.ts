@@ -10,7 +10,7 @@ import { GraphQLError } from 'graphql';
 import { AddressRateLimited, type AccessControl, type Caller, isIdentifyFailure, rateLimitMessage, refusal, Unauthenticated } from '../auth/access.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { GraphQLContext } from './context.ts';
-import { operationCost } from './cost.ts';
+import { costUnits, operationCost } from './cost.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,8 +53,7 @@ export function accessPlugin(access: AccessControl, costUnit: number): ApolloSer
             });
           }
           if (!access.rateLimited) return;
-          // Budgets are counted in REST-request units; cost points convert at costUnit each.
-          const cost = Math.max(1, Math.ceil(operationCost(schema, document, request.variables, operationName) / costUnit));
+          const cost = costUnits(operationCost(schema, document, request.variables, operationName), costUnit);
           // Run first by direct-execution.ts, which took the cost already.
           const decision = prepaid ? prepaid.decision : await access.spend(caller, cost);
           if (!decision) return;

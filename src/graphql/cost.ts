@@ -155,6 +155,11 @@ function argumentSize(field: GraphQLField<unknown, unknown>, node: FieldNode, va
   return value === undefined || value === null ? undefined : 1;
 }
 
+/** What an operation of this cost takes from a rate-limit budget: budgets count REST-request units, cost points convert at `unit` each, at least 1. */
+export function costUnits(cost: number, unit: number): number {
+  return Math.max(1, Math.ceil(cost / unit));
+}
+
 /** The operation's cost when it does not depend on the variables and was computed already; undefined otherwise. */
 export function knownFixedCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): number | undefined {
   return fixedCosts.get(schema)?.get(document)?.get(operationName ?? '');

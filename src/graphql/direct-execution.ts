@@ -79,11 +79,14 @@ export class DirectExecution {
     }
     // Coerced as the gateway's executor does (jit.ts); Apollo words the errors (400 BAD_USER_INPUT).
     if (getVariableValues(schema, query.operation.variableDefinitions ?? [], sent.variables, { maxErrors: 25 }).errors) return false;
+    // Capped arguments and the cost, as the limits plugin checks them; Apollo words a refusal.
+    const units = known.unitsFor(schema, query, sent.variables);
+    if (units === undefined) return false;
     const run = compiled.get(query.hash, query.document, query.operationName);
     if (!isCompiledQuery(run)) return false;
     let decision: RateLimitDecision | undefined;
     if (access.rateLimited) {
-      decision = await access.spend(request.caller, query.units);
+      decision = await access.spend(request.caller, units);
       if (decision && !decision.allowed) return false; // refused: Apollo answers the 429 (charging the refused request again)
     }
     const context = await this.options.context(request);

@@ -1,18 +1,19 @@
-// The queries Apollo has already run here whose checks do not depend on the
-// request: they passed its validation, the limits and (with TRUSTED_DOCUMENTS)
-// the allowlist, their cost does not depend on the variables, and they pass no
-// capped argument. What Apollo's pipeline would work out again for each
-// request (the document's hash, the operation, its cost in rate-limit units,
-// its cache policy) is kept here, so that persisted-hits.ts can answer a
-// cached one and direct-execution.ts can run one without the pipeline.
-// What still depends on the request (the caller's access and budget, the
-// variables' values, the Accept header) is checked by those, per request.
+// The queries Apollo has already run here: they passed its validation, the
+// limits on their shape and (with TRUSTED_DOCUMENTS) the allowlist. What
+// Apollo's pipeline would work out again for each request (the document's
+// hash, the operation, its cache policy, and its cost in rate-limit units when
+// that does not depend on the variables) is kept here, so that
+// persisted-hits.ts can answer a cached one and direct-execution.ts can run one
+// without the pipeline. What still depends on the request (the caller's access
+// and budget, the variables' values and what they cost, the capped arguments
+// they give, the Accept header) is checked by those, per request, with the
+// same functions as Apollo's plugins (unitsFor).
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { type CachePolicy, cachePolicy } from './cache-hints.ts';
 import type { GraphQLContext } from './context.ts';
-import { knownFixedCost } from './cost.ts';
-import { knownUncapped } from './limits/argument-caps.ts';
+import { costUnits, knownFixedCost, operationCost } from './cost.ts';
+import { type ArgumentCaps, argumentCapError, knownUncapped } from './limits/argument-caps.ts';
 
 /** Distinct (hash, operation name) pairs remembered; the oldest is forgotten first. */
 const MAX_KNOWN = 1000;
@@ -24,19 +25,42 @@ export interface KnownQuery {
   operation: OperationDefinitionNode;
   /** The operation's name as Apollo resolved it (the compiled query's key). */
   operationName: string | null;
-  /** Rate-limit units it costs (its cost over RATE_LIMIT_GRAPHQL_COST_UNIT, at least 1). */
-  units: number;
+  /**
+   * Rate-limit units it costs (its cost over RATE_LIMIT_GRAPHQL_COST_UNIT, at
+   * least 1) when neither they nor its capped arguments depend on the
+   * variables; undefined when both are worked out per request (unitsFor).
+   */
+  fixedUnits: number | undefined;
   policy: CachePolicy;
+}
+
+/** What Apollo's limits plugin refuses whatever the document's shape: arguments over their caps, a cost over the limit. */
+export interface RequestLimits {
+  costUnit: number;
+  maxCost: number;
+  caps: ArgumentCaps;
 }
 
 export class KnownOperations {
   private readonly known = new Map<string, KnownQuery>();
   /** Document text → its hash, for requests that send the text (POST, GET with `query`). */
   private readonly hashes = new Map<string, string>();
-  private readonly costUnit: number;
+  private readonly limits: RequestLimits;
 
-  constructor(costUnit: number) {
-    this.costUnit = costUnit;
+  constructor(limits: RequestLimits) {
+    this.limits = limits;
+  }
+
+  /**
+   * What a request of `query` with these variables (as sent) costs in
+   * rate-limit units; undefined when a capped argument or the cost limit
+   * refuses them (Apollo answers it then, and words the error).
+   */
+  unitsFor(schema: GraphQLSchema, query: KnownQuery, variables: Record<string, unknown> | undefined): number | undefined {
+    if (query.fixedUnits !== undefined) return query.fixedUnits;
+    if (argumentCapError(schema, query.document, query.operation, variables, this.limits.caps)) return undefined;
+    const cost = operationCost(schema, query.document, variables, query.operationName);
+    return cost > this.limits.maxCost ? undefined : costUnits(cost, this.limits.costUnit);
   }
 
   /** The known query a request names by document hash and operationName (as sent; undefined for none). */
@@ -59,12 +83,12 @@ export class KnownOperations {
     return {
       requestDidStart: async () => ({
         responseForOperation: async ({ document, operation, operationName, queryHash, request, source }) => {
-          // Queries whose checks do not depend on the variables (sent by hash or with their text: the hash is the text's).
+          // Queries (sent by hash or with their text: the hash is the text's).
           if (operation?.operation !== 'query' || queryHash === undefined || source === undefined) return null;
           const key = `${queryHash}:${request.operationName ?? ''}`;
           if (this.known.has(key)) return null;
           const cost = knownFixedCost(schema, document, operationName);
-          if (cost === undefined || !knownUncapped(schema, operation)) return null;
+          const fixed = cost !== undefined && knownUncapped(schema, operation);
           if (this.known.size >= MAX_KNOWN) this.known.delete(this.known.keys().next().value as string);
           if (this.hashes.size >= MAX_KNOWN) this.hashes.delete(this.hashes.keys().next().value as string);
           this.known.set(key, {
@@ -72,7 +96,7 @@ export class KnownOperations {
             document,
             operation,
             operationName,
-            units: Math.max(1, Math.ceil(cost / this.costUnit)),
+            fixedUnits: fixed ? costUnits(cost, this.limits.costUnit) : undefined,
             policy: cachePolicy(schema, document, operationName ?? undefined),
           });
           this.hashes.set(source, queryHash);

@@ -15,6 +15,7 @@
 // (unknown hash, other media types, a refusal, a miss) goes to Apollo as before,
 // which then decides, counts and answers exactly as it always did.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
 import type { AccessControl } from '../auth/access.ts';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import { type HttpCaching, surrogateKeys } from '../http/http-caching.ts';
@@ -26,6 +27,7 @@ import { sentByGet } from './sent-operation.ts';
 import { earlyMediaType } from './http-status.ts';
 
 export interface PersistedHitsOptions {
+  schema: GraphQLSchema;
   known: KnownOperations;
   cache: ResponseCache;
   access: AccessControl;
@@ -58,11 +60,14 @@ export class PersistedHits {
     } catch {
       return false; // Apollo words the refusal
     }
+    // Capped arguments and the cost, as the limits plugin checks them; Apollo words a refusal.
+    const units = this.options.known.unitsFor(this.options.schema, known, persisted.variables);
+    if (units === undefined) return false;
     // The response cache plugin's key (response-cache-plugin.ts).
     const cached = await cache.peek(`gql:${persisted.hash}:${persisted.operationName ?? ''}:${canonicalJson(persisted.variables)}`);
     if (!cached) return false;
     if (access.rateLimited) {
-      const decision = await access.spend(request.caller, known.units);
+      const decision = await access.spend(request.caller, units);
       if (decision && !decision.allowed) return false; // refused: Apollo answers the 429 (charging the refused request again)
       if (decision) for (const [name, value] of rateLimitHeaders(decision)) reply.header(name, value);
     }
