@@ -121,6 +121,8 @@ describe('GraphQL', () => {
     expect(await graphqlGet(`query=${query}&variables=${encodeURIComponent('{"id": "\\ud800"}')}`)).toEqual(badInput('variables.id', 'must be valid Unicode text (lone surrogate)'));
     expect(await graphqlGet(`query=${query}&variables=%7B%22id%22%3A%22%FF%22%7D`)).toEqual(badInput('variables', 'is not valid UTF-8 text (percent-encoded bytes)'));
     expect(await graphqlGet(`query=${query}&operationName=%C3`)).toEqual(badInput('operationName', 'is not valid UTF-8 text (percent-encoded bytes)'));
+    // A parameter's name may be percent-encoded too (`%76ariables` is `variables`): still checked.
+    expect(await graphqlGet(`query=${query}&%76ariables=%7B%22id%22%3A%22%FF%22%7D`)).toEqual(badInput('variables', 'is not valid UTF-8 text (percent-encoded bytes)'));
     expect(await graphqlGet(`query=%7B%20product(id%3A%20%22%ED%A0%80%22)%20%7B%20id%20%7D%20%7D`)).toEqual(badInput('query', 'is not valid UTF-8 text (percent-encoded bytes)'));
   });
 
