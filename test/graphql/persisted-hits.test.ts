@@ -65,6 +65,34 @@ describe('cached persisted-query GETs', () => {
     });
   });
 
+  it('answer a browse page, whose cost and caps depend on its variables, checking them on every hit', async () => {
+    const browse = 'query Browse($first: Int, $filter: ProductFilter) { productConnection(first: $first, filter: $filter) { edges { node { id name } } pageInfo { hasNextPage } } }';
+    const browseHash = crypto.createHash('sha256').update(browse).digest('hex');
+    await withClient({}, async (test) => {
+      const byHash = (variables: Record<string, unknown>) => {
+        const params = new URLSearchParams({ operationName: 'Browse', variables: JSON.stringify(variables), extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: browseHash } }) });
+        return test.app.inject({ method: 'GET', url: `/graphql?${params}`, headers: { accept: 'application/graphql-response+json' } });
+      };
+      const registered = await test.app.inject({
+        method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' },
+        payload: { query: browse, operationName: 'Browse', variables: { first: 2 }, extensions: { persistedQuery: { version: 1, sha256Hash: browseHash } } },
+      });
+      expect(registered.statusCode).toBe(200);
+      const hits = test.server.persistedHits!;
+      const within = { first: 3, filter: { categories: ['Pants'] } };
+      const miss = await byHash(within);
+      expect(miss.headers['x-cache']).toBe('miss');
+      const hit = await byHash(within);
+      expect(hits.answered).toBe(1);
+      expect(hit.headers['x-cache']).toBe('hit');
+      expect(hit.body).toBe(miss.body);
+      // Over the page-size cap: never a cached answer, Apollo's 400, whatever is cached.
+      const over = await byHash({ ...within, first: 100_000 });
+      expect(over.statusCode).toBe(400);
+      expect(hits.answered).toBe(1);
+    });
+  });
+
   it('a write makes the next one a miss with the new data', async () => {
     await withClient({}, async (client) => {
       await register(client, '9');
