@@ -249,11 +249,16 @@ describe.each(EXECUTORS)('x-sql-statements agrees with Postgres (pg_stat_databas
     trackCounts = (await commits.setting('track_counts')) === 'on';
     if (!trackCounts) return;
     // What merely opening and closing one connection commits (backend start-up).
-    const baseline = await commits.settle();
-    const bare = new pg.Client({ connectionString: catalogue.db.url });
-    await bare.connect();
-    await bare.end();
-    connectionCost = await commits.delta(baseline, 1);
+    // Autovacuum visiting the database can add commits to a measurement, never
+    // remove any (a fresh-clone CI run once counted 5): the least of three.
+    connectionCost = Number.POSITIVE_INFINITY;
+    for (let attempt = 0; attempt < 3 && connectionCost > 1; attempt++) {
+      const baseline = await commits.settle();
+      const bare = new pg.Client({ connectionString: catalogue.db.url });
+      await bare.connect();
+      await bare.end();
+      connectionCost = Math.min(connectionCost, await commits.delta(baseline, 1));
+    }
   });
   afterAll(async () => {
     await commits?.close();
