@@ -24,6 +24,7 @@ import type { ReadRouter } from './db/reads/replica-router.ts';
 import { connectReadReplicas } from './db/reads/connect-replicas.ts';
 import { sessionDatabaseUrl } from './db/server/session-url.ts';
 import { createApollo } from './graphql/apollo.ts';
+import { variableLimitsOf } from './graphql/limits/limits-plugin.ts';
 import { PersistedHits } from './graphql/persisted-hits.ts';
 import { DirectExecution } from './graphql/direct-execution.ts';
 import { KnownOperations } from './graphql/known-operations.ts';
@@ -270,11 +271,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
 
   const schema = catalogueSchema({ federation: config.federation });
   const compiled = config.graphqlJit ? new CompiledQueries(schema) : undefined;
-  const known = new KnownOperations({
-    costUnit: config.rateLimitGraphqlCostUnit,
-    maxCost: config.graphqlLimits.maxCost,
-    caps: { maxPageSize: config.maxPageSize, maxListLength: config.graphqlLimits.maxListLength },
-  });
+  const known = new KnownOperations({ ...variableLimitsOf(config.graphqlLimits, config.maxPageSize), costUnit: config.rateLimitGraphqlCostUnit });
   // Sidecar mode tracks every request's loaders (the source age): hits go through Apollo there.
   const persistedHits = cache && !sidecar
     ? new PersistedHits({ schema, known, cache, access, httpCaching })

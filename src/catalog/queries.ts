@@ -229,14 +229,13 @@ export class CatalogQueries {
     return this.run('productPageFrom', [fromId, skip, count]);
   }
 
-  /** The id at every `spacing`-th position of the catalogue in id order. */
   /** A value that moves when products are created or deleted (within Postgres's statistics delay); undefined when it cannot say. */
   async productsChangeSignature(): Promise<string | undefined> {
     const [row] = await this.run<{ signature: string | null }>('productsChangeSignature', []);
     return row?.signature ?? undefined;
   }
 
-  /** Every `spacing`-th product id, and the change signature as of reading them (one statement). */
+  /** The id at every `spacing`-th position of the catalogue in id order, and the change signature as of reading them (one statement). */
   async pageAnchors(spacing: number): Promise<{ anchors: number[]; signature: string | undefined }> {
     const rows = await this.run<{ id: number; signature: string | null }>('pageAnchors', [spacing]);
     return { anchors: rows.map((row) => row.id), signature: rows[0]?.signature ?? undefined };

@@ -9,8 +9,9 @@
 // header for header (test/graphql/direct-execution.test.ts compares them).
 //
 // What depends on the request is still checked on every request, as Apollo's
-// plugins check it: the caller needs read access, the variables must coerce,
-// the operation's cost is taken from the caller's rate-limit budget. Anything
+// plugins check it: the caller needs read access, the variables must coerce
+// and stay within the argument caps and the cost limit, the operation's cost
+// is taken from the caller's rate-limit budget. Anything
 // else goes to Apollo as before: an unknown document, another media type, a
 // refusal (Apollo words it; a refused budget is charged again there, as for a
 // cached persisted query), variables that do not coerce. A result with errors

@@ -12,8 +12,9 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { type CachePolicy, cachePolicy } from './cache-hints.ts';
 import type { GraphQLContext } from './context.ts';
-import { costUnits, knownFixedCost, operationCost } from './cost.ts';
-import { type ArgumentCaps, argumentCapError, knownUncapped } from './limits/argument-caps.ts';
+import { costUnits, knownFixedCost } from './cost.ts';
+import { knownUncapped } from './limits/argument-caps.ts';
+import { type VariableLimits, variableLimits } from './limits/limits-plugin.ts';
 
 /** Distinct (hash, operation name) pairs remembered; the oldest is forgotten first. */
 const MAX_KNOWN = 1000;
@@ -34,11 +35,9 @@ export interface KnownQuery {
   policy: CachePolicy;
 }
 
-/** What Apollo's limits plugin refuses whatever the document's shape: arguments over their caps, a cost over the limit. */
-export interface RequestLimits {
+/** The limits a request's variables can break, and what a rate-limit unit is worth in cost points. */
+export interface RequestLimits extends VariableLimits {
   costUnit: number;
-  maxCost: number;
-  caps: ArgumentCaps;
 }
 
 export class KnownOperations {
@@ -58,9 +57,8 @@ export class KnownOperations {
    */
   unitsFor(schema: GraphQLSchema, query: KnownQuery, variables: Record<string, unknown> | undefined): number | undefined {
     if (query.fixedUnits !== undefined) return query.fixedUnits;
-    if (argumentCapError(schema, query.document, query.operation, variables, this.limits.caps)) return undefined;
-    const cost = operationCost(schema, query.document, variables, query.operationName);
-    return cost > this.limits.maxCost ? undefined : costUnits(cost, this.limits.costUnit);
+    const checked = variableLimits(schema, query.document, query.operation, query.operationName, variables, this.limits);
+    return 'refusal' in checked ? undefined : costUnits(checked.cost, this.limits.costUnit);
   }
 
   /** The known query a request names by document hash and operationName (as sent; undefined for none). */

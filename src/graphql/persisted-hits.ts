@@ -8,9 +8,9 @@
 // header (test/graphql/persisted-hits.test.ts compares them).
 //
 // Only operations Apollo has already run here qualify (known-operations.ts): queries
-// that passed its validation, the limits and (with TRUSTED_DOCUMENTS) the
-// allowlist, whose cost does not depend on the variables and which pass no
-// capped argument. The caller still needs the access a read needs and still
+// that passed its validation, the limits on their shape and (with
+// TRUSTED_DOCUMENTS) the allowlist. The variables still meet the argument caps
+// and the cost limit, the caller still needs the access a read needs and still
 // pays the operation's cost from their rate-limit budget. Anything else
 // (unknown hash, other media types, a refusal, a miss) goes to Apollo as before,
 // which then decides, counts and answers exactly as it always did.
