@@ -151,22 +151,19 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   browse.forEach((t, i) => { if (i % every === 0 && documents.length > 0) interleaved.push(documents.shift()!); interleaved.push(t); });
   interleaved.push(...documents);
   tasks.unshift(...interleaved);
-  const rows = (table: string) => tasks.filter((t) => t.name.startsWith(`${table}:rows`)).map((t) => t.name);
-  tasks.push({ name: 'browse aggregates', kind: 'browse rows', after: rows('product_browse'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
-  const keyed = new Set<string>();
+  const named = (prefix: string) => tasks.filter((t) => t.name.startsWith(prefix)).map((t) => t.name);
+  tasks.push({ name: 'browse aggregates', kind: 'browse rows', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
+  // A read-model table is filled by its own row tasks, or (the cells and lexemes) by the aggregates.
+  const filled = (table: string) => (table === 'product_style_documents' || table === 'product_browse' ? named(`${table}:rows`) : ['browse aggregates']);
   for (const b of definitions.keys.filter((k) => !isCatalogue(k.table) && !KEYED_BEFORE_ROWS.includes(k.table))) {
-    const after = b.table === 'product_style_documents' || b.table === 'product_browse' ? rows(b.table) : ['browse aggregates'];
-    tasks.push({ name: `${b.table}:key ${b.sql}`, kind: 'read model indexes', after, run: build(b.sql) });
-    keyed.add(b.table);
+    tasks.push({ name: `${b.table}:key ${b.sql}`, kind: 'read model indexes', after: filled(b.table), run: build(b.sql) });
   }
   definitions.indexes.filter((b) => !isCatalogue(b.table)).forEach((b, i) => {
-    const after = b.table === 'product_browse' || b.table === 'product_style_documents' ? rows(b.table) : ['browse aggregates'];
-    tasks.push({ name: `${b.table}:read model index ${i}`, kind: 'read model indexes', after: [...after, ...(keyed.has(b.table) ? tasks.filter((t) => t.name.startsWith(`${b.table}:key`)).map((t) => t.name) : [])], run: build(b.sql) });
+    tasks.push({ name: `${b.table}:read model index ${i}`, kind: 'read model indexes', after: [...filled(b.table), ...named(`${b.table}:key`)], run: build(b.sql) });
   });
   for (const table of READ_MODEL_TABLES) {
     const builds = tasks.filter((t) => t.kind === 'read model indexes' && t.name.startsWith(`${table}:`)).map((t) => t.name);
-    const filled = table === 'product_style_documents' || table === 'product_browse' ? rows(table) : ['browse aggregates'];
-    tasks.push({ name: `${table}:analyze`, kind: 'analyze', after: [...filled, ...builds], run: ddl(`ANALYZE ${s}.${table}`) });
+    tasks.push({ name: `${table}:analyze`, kind: 'analyze', after: [...filled(table), ...builds], run: ddl(`ANALYZE ${s}.${table}`) });
   }
   return tasks;
 }
