@@ -134,8 +134,6 @@ class RequestLogger {
   child(bindings: Bindings, options?: object): FastifyBaseLogger { return this.logger.child(bindings, options); }
 }
 
-/** pino's line methods, least severe first. */
-const LINE_METHODS: readonly LineMethod[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
 /**
  * Fastify's childLoggerFactory for a logger at `level` (which the API never
@@ -143,7 +141,8 @@ const LINE_METHODS: readonly LineMethod[] = ['trace', 'debug', 'info', 'warn', '
  * of its own (then pino's child at once).
  */
 export function requestLoggerFactory(level: Exclude<LogLevel, 'silent'>) {
-  const enabled = new Set(LINE_METHODS.slice(LINE_METHODS.indexOf(level)));
+  // The levels as verbose as LOG_LEVEL or less; fatal always (trace never: debug is the most verbose setting).
+  const enabled = new Set<string>(['fatal', ...Object.entries(VERBOSITY).filter(([name, n]) => name !== 'silent' && n <= VERBOSITY[level]).map(([name]) => name)]);
   return (logger: FastifyBaseLogger, bindings: Bindings, options: { level?: string }): FastifyBaseLogger => {
     if (options.level) return logger.child(bindings, options);
     return new RequestLogger(logger, bindings, enabled) as unknown as FastifyBaseLogger;
