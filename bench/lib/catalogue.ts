@@ -17,7 +17,7 @@ export interface BenchCatalogue {
 }
 
 /** The tables every product read touches, and their keys. */
-const HOT_RELATIONS = ['products', 'products_pkey', 'product_style_documents', 'product_style_documents_pkey'];
+const HOT_RELATIONS = ['products', 'products_pkey', 'product_style_documents', 'product_style_documents_pkey', 'product_detail_documents', 'product_detail_documents_pkey'];
 
 /**
  * Reads the hot tables into shared_buffers (pg_prewarm, shipped with

@@ -38,11 +38,6 @@ export const productColumns = (table = '') =>
 const PRODUCT_COLUMNS = productColumns();
 const STYLE_COLUMNS = selectList(STYLE_FIELDS, 's.');
 
-/** The features of product `p` as a JSON array in their stored order (the Feature shape). */
-const FEATURES_OF_P = `coalesce((
-      SELECT json_agg(json_build_object('id', f.id, 'productId', f.product_id, 'feature', f.feature, 'value', f.value) ORDER BY f.id)
-      FROM features f WHERE f.product_id = p.id), '[]'::json)`;
-
 /** A keyed statement: its text, with `$1` the int[] of keys, and the key of each row it returns. */
 const keyed = <Row>(text: string, keyOf: (row: Row) => number): KeyedStatement<Row> => ({ text, keyOf });
 const byId = (row: { id: number }) => row.id;
@@ -64,17 +59,21 @@ export const KEYED = {
     FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
     WHERE p.id = ANY($1::int[])`, byId),
   // A product with its features, read in one statement: one snapshot, so the
-  // version (the REST ETag) always belongs to the features beside it.
+  // version (the REST ETag) always belongs to the features beside it. The
+  // features come from the per-product read model (product_detail_documents,
+  // kept in sync by triggers; see its migration).
   productsWithFeaturesByIds: keyed<ProductWithFeatures>(`
-    SELECT ${productColumns('p.')}, ${FEATURES_OF_P} AS features
-    FROM products p WHERE p.id = ANY($1::int[])`, byId),
+    SELECT ${productColumns('p.')}, coalesce(dd.features, '[]'::json) AS features
+    FROM products p LEFT JOIN product_detail_documents dd ON dd.product_id = p.id
+    WHERE p.id = ANY($1::int[])`, byId),
   // A whole product page in one round trip (what a shop's product page asks
   // GraphQL for): the product, its features, its styles with photos and skus,
-  // and its related ids in row order, duplicates kept.
+  // and its related ids in row order, duplicates kept; three primary-key reads.
   productPagesByIds: keyed<ProductPage>(`
-    SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles, ${FEATURES_OF_P} AS features,
-      ARRAY(SELECT r.related_product_id FROM related r WHERE r.current_product_id = p.id ORDER BY r.id) AS "relatedIds"
+    SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles,
+      coalesce(dd.features, '[]'::json) AS features, coalesce(dd.related_ids, '{}') AS "relatedIds"
     FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
+      LEFT JOIN product_detail_documents dd ON dd.product_id = p.id
     WHERE p.id = ANY($1::int[])`, byId),
   // A style by its own id (a federation reference to a Style, src/graphql/federation/).
   stylesByIds: keyed<Style>(`SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.id = ANY($1::int[])`, byId),

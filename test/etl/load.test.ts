@@ -172,13 +172,19 @@ describe('loading generated catalogues', () => {
     expect(duplicate).toContain(`"${first.name}"`);
   });
 
-  it('builds the style documents exactly as the triggers\' function does, byte for byte', async () => {
+  it('builds the style and detail documents exactly as the triggers\' functions do, byte for byte', async () => {
     await loadCatalogue({ databaseUrl: db.url, dir: dirA, replace: true });
-    const documents = async () => (await query(db.url,
-      `SELECT count(*)::int AS n, md5(string_agg(product_id || ':' || styles::text, E'\n' ORDER BY product_id)) AS digest FROM product_style_documents`))[0];
+    const documents = async () => ({
+      styles: (await query(db.url,
+        `SELECT count(*)::int AS n, md5(string_agg(product_id || ':' || styles::text, E'\n' ORDER BY product_id)) AS digest FROM product_style_documents`))[0],
+      details: (await query(db.url,
+        `SELECT count(*)::int AS n, md5(string_agg(product_id || ':' || features::text || ':' || related_ids::text, E'\n' ORDER BY product_id)) AS digest FROM product_detail_documents`))[0],
+    });
     const loaded = await documents();
-    expect(loaded.n).toBeGreaterThan(1000);
+    expect(loaded.styles.n).toBeGreaterThan(1000);
+    expect(loaded.details.n).toBeGreaterThan(1000);
     await query(db.url, 'SELECT refresh_product_style_documents(ARRAY(SELECT id FROM products))');
+    await query(db.url, 'SELECT refresh_product_detail_documents(ARRAY(SELECT id FROM products))');
     expect(await documents()).toEqual(loaded);
   });
 

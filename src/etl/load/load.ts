@@ -105,6 +105,22 @@ function documentsSql(from: number, to: number): string {
 }
 
 /**
+ * The detail documents (features, related ids) of the products with from < id
+ * <= to, from the staging tables: refresh_product_detail_documents's rows,
+ * aggregated by one scan of each table's slice instead of a lookup per product.
+ */
+function detailDocumentsSql(from: number, to: number): string {
+  const s = STAGING_SCHEMA;
+  return `SET work_mem = '64MB';
+    INSERT INTO ${s}.product_detail_documents (product_id, features, related_ids)
+    SELECT product_id, coalesce(f.features, '[]'::json), coalesce(r.related_ids, '{}')
+    FROM (SELECT product_id, json_agg(json_build_object('id', id, 'productId', product_id, 'feature', feature, 'value', value) ORDER BY id) AS features
+          FROM ${s}.features WHERE product_id > ${from} AND product_id <= ${to} GROUP BY product_id) f
+    FULL JOIN (SELECT current_product_id AS product_id, array_agg(related_product_id ORDER BY id) AS related_ids
+               FROM ${s}.related WHERE current_product_id > ${from} AND current_product_id <= ${to} GROUP BY current_product_id) r USING (product_id)`;
+}
+
+/**
  * The builds after the files and the catalogue's keys, as a graph
  * (task-graph.ts). Builds on one table wait for each other where their
  * locks would collide (CREATE INDEX against VALIDATE and ANALYZE); the read
@@ -132,6 +148,7 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   const slice = Math.ceil(maxProductId / DOCUMENT_SLICES) || 1;
   for (let from = 0; from < maxProductId; from += slice) {
     readModel.push({ name: `product_style_documents:rows ${from}`, kind: 'style documents', after: analyzed('styles', 'photos', 'skus'), run: ddl(documentsSql(from, from + slice)) });
+    readModel.push({ name: `product_detail_documents:rows ${from}`, kind: 'detail documents', after: analyzed('features', 'related'), run: ddl(detailDocumentsSql(from, from + slice)) });
   }
   // refresh_product_browse names its tables without a schema (SET LOCAL
   // lasts for the one implicit transaction); it upserts on product_browse's
@@ -144,7 +161,7 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
     });
   }
   // Interleaved, so both kinds are under way from the start.
-  const documents = readModel.filter((t) => t.kind === 'style documents');
+  const documents = readModel.filter((t) => t.kind !== 'browse rows');
   const browse = readModel.filter((t) => t.kind === 'browse rows');
   const every = Math.max(1, Math.round(browse.length / Math.max(documents.length, 1)));
   const interleaved: Task[] = [];
@@ -154,7 +171,7 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   const named = (prefix: string) => tasks.filter((t) => t.name.startsWith(prefix)).map((t) => t.name);
   tasks.push({ name: 'browse aggregates', kind: 'browse rows', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
   // A read-model table is filled by its own row tasks, or (the cells and lexemes) by the aggregates.
-  const filled = (table: string) => (table === 'product_style_documents' || table === 'product_browse' ? named(`${table}:rows`) : ['browse aggregates']);
+  const filled = (table: string) => (['product_style_documents', 'product_detail_documents', 'product_browse'].includes(table) ? named(`${table}:rows`) : ['browse aggregates']);
   for (const b of definitions.keys.filter((k) => !isCatalogue(k.table) && !KEYED_BEFORE_ROWS.includes(k.table))) {
     tasks.push({ name: `${b.table}:key ${b.sql}`, kind: 'read model indexes', after: filled(b.table), run: build(b.sql) });
   }
@@ -311,7 +328,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     const catalogue = (b: { table: string }) => (CATALOG_TABLES as readonly string[]).includes(b.table);
     const readModel = (b: { table: string }) => !catalogue(b);
     const keyedFirst = (b: { table: string }) => KEYED_BEFORE_ROWS.includes(b.table);
-    log('building primary keys, indexes and foreign keys, the style documents and the browse read model');
+    log('building primary keys, indexes and foreign keys, the style and detail documents and the browse read model');
     await runPool(definitions.keys.filter((b) => catalogue(b) || keyedFirst(b)).map((b) => build(b.sql)), BUILD_CONNECTIONS);
     await control.query(`SET search_path = ${STAGING_SCHEMA}, public`);
     for (const fk of definitions.foreignKeys.filter(catalogue)) await control.query(fk.sql);
