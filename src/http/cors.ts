@@ -28,7 +28,8 @@ export async function registerCors(app: FastifyInstance, config: CorsConfig): Pr
     methods: [...READ_METHODS, ...WRITE_METHODS],
     // Any request header a preflight asks for (allowedHeaders unset: reflected):
     // no header grants anything by itself being present.
-    exposedHeaders: [...EXPOSED_HEADERS],
+    // Joined once here: given a list, the plugin joins it on every response.
+    exposedHeaders: EXPOSED_HEADERS.join(', '),
     maxAge: config.maxAgeSeconds,
     // A plain OPTIONS (no Origin) is answered like a preflight, not with a 400.
     strictPreflight: false,

@@ -19,8 +19,8 @@ interface Details {
 /** What the tables say, assembled here independently of the SQL function; products with neither are absent. */
 async function expectedDetails(productIds: number[]): Promise<Map<number, Details>> {
   const db = catalogue.direct;
-  const features = await db.rows<Feature>(
-    'SELECT id, product_id AS "productId", feature, value FROM features WHERE product_id = ANY($1) ORDER BY id', [productIds]);
+  const features = await db.rows(
+    'SELECT id, product_id AS "productId", feature, value FROM features WHERE product_id = ANY($1) ORDER BY id', [productIds]) as unknown as Feature[];
   const related = await db.rows<{ current_product_id: number; related_product_id: number }>(
     'SELECT current_product_id, related_product_id FROM related WHERE current_product_id = ANY($1) ORDER BY id', [productIds]);
   const details = new Map<number, Details>();

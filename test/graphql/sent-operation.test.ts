@@ -1,0 +1,48 @@
+// How the early paths (persisted hits, direct execution) read a GraphQL
+// request: the plain shapes only, everything else left to Apollo. The GET
+// reader remembers the `extensions` texts it has read; these cases check that
+// remembering never changes an answer.
+import { describe, expect, it } from 'vitest';
+import { sentByGet, sentByPost } from '../../src/graphql/sent-operation.ts';
+
+const hash = 'a'.repeat(64);
+const extensions = JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } });
+
+describe('sentByGet', () => {
+  it('reads a persisted query by hash, the same the first time and every time after', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(sentByGet({ operationName: 'Page', variables: '{"id":"1"}', extensions }))
+        .toEqual({ text: undefined, hash, operationName: 'Page', variables: { id: '1' } });
+    }
+  });
+
+  it('leaves to Apollo what it does not read, however often it is sent', () => {
+    const refused = [
+      { extensions: '{"persistedQuery":{"version":2,"sha256Hash":"x"}}' },
+      { extensions: '{"persistedQuery":' },
+      { extensions: '[]' },
+      { extensions },
+    ].map((q, i) => (i === 3 ? { ...q, variables: '[1]' } : q));
+    for (let round = 0; round < 2; round++) {
+      for (const query of refused) expect(sentByGet(query)).toBeUndefined();
+    }
+    // A text with extensions is an APQ registration: Apollo's.
+    expect(sentByGet({ query: '{ a }', extensions })).toBeUndefined();
+  });
+
+  it('still reads every hash once more texts were sent than it remembers', () => {
+    for (let i = 0; i < 1_200; i++) {
+      const h = i.toString(16).padStart(64, '0');
+      const text = JSON.stringify({ persistedQuery: { version: 1, sha256Hash: h } });
+      expect(sentByGet({ extensions: text })?.hash).toBe(h);
+      expect(sentByGet({ extensions: text })?.hash).toBe(h);
+    }
+  });
+});
+
+describe('sentByPost', () => {
+  it('reads a document with variables, and leaves extensions to Apollo', () => {
+    expect(sentByPost({ query: '{ a }', variables: { id: 1 } })).toEqual({ text: '{ a }', hash: undefined, operationName: undefined, variables: { id: 1 } });
+    expect(sentByPost({ query: '{ a }', extensions: {} })).toBeUndefined();
+  });
+});
