@@ -39,36 +39,26 @@ BEGIN
   WHERE p.id = ANY(product_ids) AND (f.features IS NOT NULL OR r.related_ids IS NOT NULL);
 END $$;
 
-CREATE FUNCTION features_changed_details() RETURNS trigger
+-- One trigger function for both tables: TG_ARGV[0] names the column holding
+-- the product id (transition tables are visible to EXECUTE'd queries).
+CREATE FUNCTION details_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    PERFORM refresh_product_detail_documents(ARRAY(SELECT DISTINCT product_id FROM new_rows));
+    EXECUTE format('SELECT refresh_product_detail_documents(ARRAY(SELECT DISTINCT %I FROM new_rows))', TG_ARGV[0]);
   END IF;
   IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    PERFORM refresh_product_detail_documents(ARRAY(SELECT DISTINCT product_id FROM old_rows));
+    EXECUTE format('SELECT refresh_product_detail_documents(ARRAY(SELECT DISTINCT %I FROM old_rows))', TG_ARGV[0]);
   END IF;
   RETURN NULL;
 END $$;
 
-CREATE FUNCTION related_changed_details() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    PERFORM refresh_product_detail_documents(ARRAY(SELECT DISTINCT current_product_id FROM new_rows));
-  END IF;
-  IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    PERFORM refresh_product_detail_documents(ARRAY(SELECT DISTINCT current_product_id FROM old_rows));
-  END IF;
-  RETURN NULL;
-END $$;
-
-CREATE TRIGGER features_details_inserted AFTER INSERT ON "features" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION features_changed_details();
-CREATE TRIGGER features_details_updated AFTER UPDATE ON "features" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION features_changed_details();
-CREATE TRIGGER features_details_deleted AFTER DELETE ON "features" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION features_changed_details();
-CREATE TRIGGER related_details_inserted AFTER INSERT ON "related" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION related_changed_details();
-CREATE TRIGGER related_details_updated AFTER UPDATE ON "related" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION related_changed_details();
-CREATE TRIGGER related_details_deleted AFTER DELETE ON "related" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION related_changed_details();
+CREATE TRIGGER features_details_inserted AFTER INSERT ON "features" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION details_changed('product_id');
+CREATE TRIGGER features_details_updated AFTER UPDATE ON "features" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION details_changed('product_id');
+CREATE TRIGGER features_details_deleted AFTER DELETE ON "features" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION details_changed('product_id');
+CREATE TRIGGER related_details_inserted AFTER INSERT ON "related" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION details_changed('current_product_id');
+CREATE TRIGGER related_details_updated AFTER UPDATE ON "related" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION details_changed('current_product_id');
+CREATE TRIGGER related_details_deleted AFTER DELETE ON "related" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION details_changed('current_product_id');
 
 -- Rows for a catalogue that is already there.
 SELECT refresh_product_detail_documents(ARRAY(SELECT id FROM products));
