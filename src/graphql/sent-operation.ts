@@ -37,22 +37,6 @@ export function sentByPost(body: unknown): SentOperation | undefined {
 }
 
 /**
- * `extensions` parameters already read, and their hashes: a CDN-friendly GET
- * sends one of a few such strings (one per persisted operation), so a hit
- * looks the text up instead of parsing it again. Bounded: once full, other
- * texts are parsed each time.
- */
-const hashesOfExtensions = new Map<string, string | undefined>();
-const MAX_REMEMBERED_EXTENSIONS = 1_000;
-
-function hashOfExtensions(extensions: string): string | undefined {
-  if (hashesOfExtensions.has(extensions)) return hashesOfExtensions.get(extensions);
-  const hash = persistedHash(JSON.parse(extensions)); // throws on bad JSON: nothing remembered
-  if (hashesOfExtensions.size < MAX_REMEMBERED_EXTENSIONS) hashesOfExtensions.set(extensions, hash);
-  return hash;
-}
-
-/**
  * GET parameters (each at most once, as Fastify's query parser gives them):
  * the document's text without extensions, or a persisted query by hash only.
  */
@@ -64,7 +48,7 @@ export function sentByGet(query: Record<string, unknown>): SentOperation | undef
   const text = query.query;
   if (text !== undefined && (typeof text !== 'string' || text === '' || extensions !== undefined)) return undefined;
   try {
-    const hash = text === undefined && extensions !== undefined ? hashOfExtensions(extensions) : undefined;
+    const hash = text === undefined ? persistedHash(extensions === undefined ? undefined : JSON.parse(extensions)) : undefined;
     if (text === undefined && hash === undefined) return undefined;
     const parsed: unknown = variables === undefined ? {} : JSON.parse(variables);
     if (!isRecord(parsed)) return undefined;

@@ -170,8 +170,11 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   tasks.unshift(...interleaved);
   const named = (prefix: string) => tasks.filter((t) => t.name.startsWith(prefix)).map((t) => t.name);
   tasks.push({ name: 'browse aggregates', kind: 'browse rows', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
-  // A read-model table is filled by its own row tasks, or (the cells and lexemes) by the aggregates.
-  const filled = (table: string) => (['product_style_documents', 'product_detail_documents', 'product_browse'].includes(table) ? named(`${table}:rows`) : ['browse aggregates']);
+  // A read-model table is filled by its own row tasks, or (the cells and lexemes, which have none) by the aggregates.
+  const filled = (table: string) => {
+    const rows = named(`${table}:rows`);
+    return rows.length > 0 ? rows : ['browse aggregates'];
+  };
   for (const b of definitions.keys.filter((k) => !isCatalogue(k.table) && !KEYED_BEFORE_ROWS.includes(k.table))) {
     tasks.push({ name: `${b.table}:key ${b.sql}`, kind: 'read model indexes', after: filled(b.table), run: build(b.sql) });
   }
