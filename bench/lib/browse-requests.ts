@@ -22,7 +22,10 @@ let seed = 1;
 /** Deterministic choices, so every run sends the same mix. */
 function pick<T>(values: readonly T[]): T {
   seed = (seed * 1103515245 + 12345) % 2 ** 31;
-  return values[seed % values.length] as T;
+  // The high bits: an LCG's low bits repeat with a short period (seed % 4
+  // cycles through four values), which sent 50 of 400 facet requests with
+  // no search and every category page for one of two categories.
+  return values[Math.floor((seed / 2 ** 31) * values.length)] as T;
 }
 
 function body(operationName: string, variables: Record<string, unknown>): string {

@@ -8,7 +8,9 @@ import {
   BrowsePageDocument, BrowsePageWithFacetsDocument, ShopFacetsDocument, SearchProductsDocument, SearchWithFacetsDocument, UpdateProductDocument,
   type BrowsePageQuery, type ShopFacetsQuery, type SearchProductsQuery,
 } from '../../src/generated/graphql/operations/graphql.ts';
-import { PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
+import { pageStatement, PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
+import type { BrowseOrder } from '../../src/catalog/browse-input.ts';
+import type { Position } from '../../src/catalog/browse-cursor.ts';
 import { MAX_QUERY_CHARACTERS } from '../../src/catalog/browse-input.ts';
 import { EXAMPLE_TABS } from '../../src/graphql/ide.ts';
 import { useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
@@ -127,6 +129,36 @@ describe('productConnection: filter and orderBy', () => {
       && p.price >= Number(min) && (i + 1 === PRICE_BANDS.length || p.price < Number(PRICE_BANDS[i + 1]))).length);
     expect(connection.facets.priceBands.map((band) => band.count)).toEqual(bands);
     expect(connection.facets.priceBands.map((band) => band.min)).toEqual([...PRICE_BANDS]);
+  });
+
+  // A filtered page under an ordering but price walks a window of the
+  // ordering and reads every match instead when the window holds too few
+  // (pageStatement): with windows of 1 to 40 rows on this catalogue, every
+  // page of every filter is the one the catalogue's tables give, whichever
+  // of the two reads answered it.
+  it.each([
+    [{ categories: ['first'], inStock: true, priceMin: '40.00', priceMax: '80.00' }, 'NAME', 'ASC', 'p.name ASC, p.id ASC'],
+    [{ categories: ['first'], priceMin: '1000000.00', priceMax: '1000000.00' }, 'CREATED_AT', 'DESC', 'p.created_at DESC, p.id DESC'],
+    [{ priceMin: '30.00', priceMax: '31.00' }, 'UPDATED_AT', 'ASC', 'p.updated_at ASC, p.id ASC'],
+    [{ inStock: true, sizes: ['M', '9.5'], onSale: true }, 'ID', 'DESC', 'p.id DESC'],
+    [{ categories: ['first', 'second'], onSale: false }, 'NAME', 'DESC', 'p.name DESC, p.id DESC'],
+  ] as [Filter, string, string, string][])('pages %j by %s %s the same through a walked window or a read of every match', async (given, field, direction, sql) => {
+    const filter: Filter = { ...given, categories: given.categories?.map((c) => (c === 'first' ? categories[0]! : categories[1]!)) };
+    const wanted = new Set(products.filter((p) => matches(p, filter)).map((p) => p.id));
+    const ordered = (await catalogue.direct.rows<{ id: number }>(`SELECT p.id FROM products p ORDER BY ${sql}`)).map((r) => r.id).filter((id) => wanted.has(id));
+    const order = { field, direction } as BrowseOrder;
+    for (const window of [1, 3, 40]) {
+      const ids: number[] = [];
+      let after: Position | undefined;
+      for (let page = 0; page < 500; page++) {
+        const statement = pageStatement(filter, order, after, 6, window);
+        const rows = await catalogue.direct.rows<{ id: number; sortKey: string | null }>(statement.text, statement.values);
+        ids.push(...rows.map((row) => row.id));
+        if (rows.length < 6) break;
+        after = { key: rows.at(-1)!.sortKey, id: rows.at(-1)!.id };
+      }
+      expect(ids, `window ${window}`).toEqual(ordered);
+    }
   });
 
   it('refuses a cursor of another ordering, a forged cursor and a bad filter with BAD_USER_INPUT naming the argument', async () => {
