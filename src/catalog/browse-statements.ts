@@ -117,9 +117,13 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
       : `b.product_id ${comparison} ${params.add(after.id, 'int')}`);
   }
   const columns = key ? `b.product_id, ${key.column}` : 'b.product_id';
+  // The page's rows join their products one by one (a lateral read that
+  // OFFSET 0 keeps from being flattened): as a plain join in id order, the
+  // generic plan merged the page with the products' primary key from its
+  // start, 990,372 rows for a page after product 990,000 (529 ms).
   const select = (from: string) => `
     SELECT ${productColumns('p.')}, ${key?.text ?? 'NULL::text'} AS "sortKey"
-    FROM ${from} JOIN products p ON p.id = b.product_id
+    FROM ${from} CROSS JOIN LATERAL (SELECT * FROM products p WHERE p.id = b.product_id OFFSET 0) p
     ORDER BY ${orderBy}
     LIMIT ${params.add(limit, 'int')}`;
   const narrows = (Object.keys(filter) as FilterPart[]).some((part) => part !== 'categories' && filter[part] !== undefined);
