@@ -65,7 +65,9 @@ async function explain(label: string, statement: BrowseStatement): Promise<void>
 /** A cursor deep into an ordering: the row at `offset` (found here, by OFFSET, once). */
 async function deepCursor(order: BrowseOrder, offset: number) {
   const statement = pageStatement({}, order, undefined, 1);
-  const { rows } = await client.query<{ id: number; sortKey: string }>(`${statement.text.replace(/LIMIT \$\d+::int/, '')} OFFSET ${offset} LIMIT 1`, statement.values.slice(0, -1));
+  // The page's own read of product_browse (its inner LIMIT) skips `offset` rows.
+  const text = statement.text.replace(/LIMIT (\$\d+::int)\) b/, `OFFSET ${offset} LIMIT $1) b`);
+  const { rows } = await client.query<{ id: number; sortKey: string }>(text, statement.values);
   return { key: rows[0]!.sortKey, id: rows[0]!.id };
 }
 
@@ -75,6 +77,9 @@ await explain('category page: Jackets by price', pageStatement(jackets, { field:
 await explain('filtered category page: Kicks, on sale, in stock, size 9 or 9.5, 20-80, by price desc', pageStatement(categoryPage, { field: 'PRICE', direction: 'DESC' }, undefined, 21));
 await explain('deep keyset page: by name, 500,000 rows in', pageStatement({}, { field: 'NAME', direction: 'ASC' }, await deepCursor({ field: 'NAME', direction: 'ASC' }, 500_000), 21));
 await explain('deep keyset page: by updated_at desc, 900,000 rows in', pageStatement({}, { field: 'UPDATED_AT', direction: 'DESC' }, await deepCursor({ field: 'UPDATED_AT', direction: 'DESC' }, 900_000), 21));
+await explain('deep page by id after product 990,000 (the products joined one by one)', pageStatement({}, { field: 'ID', direction: 'ASC' }, { key: null, id: 990_000 }, 21));
+await explain('category page by name, price 50-100 (walked window)', pageStatement({ categories: ['Slacks'], inStock: true, priceMin: '50.00', priceMax: '100.00' }, { field: 'NAME', direction: 'ASC' }, undefined, 21));
+await explain('category page by name, a price nothing has (window, then every match)', pageStatement({ categories: ['Slacks'], priceMin: '1114.00', priceMax: '1114.00' }, { field: 'NAME', direction: 'DESC' }, { key: 'Lounge Slacks', id: 500_000 }, 21));
 await explain('rare filter: price 114.00 exactly, by name', pageStatement({ priceMin: '114.00', priceMax: '114.00' }, { field: 'NAME', direction: 'ASC' }, undefined, 21));
 /** The tsquery a search's words resolve to (the first of its statements). */
 async function resolved(words: string[]): Promise<Resolved> {
