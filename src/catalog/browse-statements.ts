@@ -93,16 +93,22 @@ export const PAGE_WINDOW = 2000;
  * each row's sort key as text (for its cursor). `window` is PAGE_WINDOW
  * but in tests (a small catalogue never fills it).
  *
- * Under any ordering but price, a filter beyond the category is read in two
- * ways, of which one runs: the next PAGE_WINDOW rows of the ordering's index
- * (within the category) are walked, filtering, and the page stops at its
- * last row, which is all a wide filter needs; only when the whole window
- * holds fewer than `limit` matches (a narrow filter: under 1% of the rows)
- * are the filter's matches read through their own index and sorted (few, by
- * then). A generic plan cannot choose between the two: it estimates a price
- * range at 0.5% of the rows, so it always sorted the matches (31,741 rows,
- * 437 ms for a page of slacks at 50-100 by name at full scale); estimated
- * wide, it walked a whole category for a range nothing is in (350 ms).
+ * Under any ordering but price, a filter beyond one category is read in
+ * two ways, of which one runs: the next PAGE_WINDOW rows of the ordering's
+ * index (within the one category, if there is one) are walked, filtering,
+ * and the page stops at its last row, which is all a wide filter needs;
+ * only when the whole window holds fewer than `limit` matches does a
+ * second read run, as the page's generic plan ran before the window
+ * existed: a price range or several categories read their matches through
+ * their own index and sort them; any other filter (on sale, in stock,
+ * sizes: no index of their own) keeps walking the ordering's index. A
+ * generic plan cannot choose between walking and sorting: it estimates a
+ * price range at 0.5% of the rows, so it always sorted the matches (31,741
+ * rows, 437 ms for a page of slacks at 50-100 by name at full scale);
+ * estimated wide, it walked a whole category for a range nothing is in
+ * (350 ms). The window does not prove a filter narrow (names cluster by
+ * product type: size 13 is in 21% of products and none of the first 2,000
+ * names), so the second read must not be worse than the plan before it.
  */
 export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: Position | undefined, limit: number, window = PAGE_WINDOW): BrowseStatement {
   const params = new Parameters();
@@ -126,22 +132,40 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
     FROM ${from} CROSS JOIN LATERAL (SELECT * FROM products p WHERE p.id = b.product_id OFFSET 0) p
     ORDER BY ${orderBy}
     LIMIT ${params.add(limit, 'int')}`;
-  const narrows = (Object.keys(filter) as FilterPart[]).some((part) => part !== 'categories' && filter[part] !== undefined);
+  const several = filter.categories !== undefined && filter.categories.length > 1;
+  const narrows = several || (Object.keys(filter) as FilterPart[]).some((part) => part !== 'categories' && filter[part] !== undefined);
   if (order.field === 'PRICE' || !narrows) {
     return named('browse_page', select(`(SELECT ${columns} FROM product_browse b ${whereClause([...conditions(filter, params), ...cursor])} ORDER BY ${orderBy} LIMIT ${params.add(limit, 'int')}) b`), params.values);
   }
-  const category = conditions(filter, params, ['priceMin', 'priceMax', 'onSale', 'inStock', 'sizes']);
-  const narrowing = conditions(filter, params, ['categories']);
-  // The second read's order as expressions no index has, so its plan is a
-  // sort of the matches read by the filter's own index: ordered by the
-  // columns, a generic plan with a cursor walked the ordering's index again,
-  // through the rest of the category (300 ms for a size no slacks have).
-  const sorted = key ? `${key.column} ${key.type === 'text' ? "|| ''" : "+ interval '0 s'"} ${direction}, b.product_id + 0 ${direction}` : `b.product_id + 0 ${direction}`;
-  const walk = (what: string) => `SELECT ${what} FROM product_browse b ${whereClause([...category, ...cursor])} ORDER BY ${orderBy} LIMIT ${window}`;
+  // One category bounds the walk (its index range); several are a filter
+  // (a generic plan cannot walk several ranges in order), so a window of
+  // categories no product has ends after PAGE_WINDOW rows, not the catalogue.
+  const category = several ? [] : conditions(filter, params, ['priceMin', 'priceMax', 'onSale', 'inStock', 'sizes']);
+  const narrowing = conditions(filter, params, several ? [] : ['categories']);
+  // A second read that sorts orders by expressions no index has, so its
+  // plan reads the matches by the filter's own index: ordered by the
+  // columns, a generic plan with a cursor walked the ordering's index
+  // instead, through the rest of the category (220 ms for a price no slacks
+  // have, after a cursor).
+  const unindexed = key ? `${key.column} ${key.type === 'text' ? "|| ''" : "+ interval '0 s'"} ${direction}, b.product_id + 0 ${direction}` : `b.product_id + 0 ${direction}`;
+  const sorted = filter.priceMin !== undefined || filter.priceMax !== undefined ? unindexed : orderBy;
   const pageLimit = params.add(limit, 'int');
+  // Several categories: each category read as one is (its range of the
+  // ordering's index walked, or its price range's matches sorted), and the
+  // first rows of them all (`= ANY` of an array a
+  // generic plan cannot size was read with a scan of every product: 431 ms
+  // for two categories no product has).
+  const secondRead = several
+    ? `(SELECT b.* FROM unnest(${params.add(filter.categories, 'text[]')}) AS c(category)
+        CROSS JOIN LATERAL (SELECT ${columns} FROM product_browse b ${whereClause(['b.category = c.category', ...conditions(filter, params, ['categories']), ...cursor])}
+          ORDER BY ${sorted} LIMIT ${pageLimit}) b
+        WHERE (SELECT needed FROM fallback) ORDER BY ${orderBy} LIMIT ${pageLimit})`
+    : `(SELECT ${columns} FROM product_browse b ${whereClause([...conditions(filter, params), ...cursor, '(SELECT needed FROM fallback)'])}
+       ORDER BY ${sorted} LIMIT ${pageLimit})`;
+  const walk = (what: string) => `SELECT ${what} FROM product_browse b ${whereClause([...category, ...cursor])} ORDER BY ${orderBy} LIMIT ${window}`;
   const text = `
     WITH walked AS MATERIALIZED (
-      SELECT ${columns} FROM (${walk(`${columns}, b.price, b.on_sale, b.sizes`)}) b
+      SELECT ${columns} FROM (${walk(`${columns}, b.category, b.price, b.on_sale, b.sizes`)}) b
       ${whereClause(narrowing)} ORDER BY ${orderBy} LIMIT ${pageLimit}
     ), fallback AS MATERIALIZED (
       SELECT (SELECT count(*) FROM walked) < ${pageLimit}
@@ -149,8 +173,7 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
     ), matched AS (
       SELECT ${columns} FROM walked b WHERE NOT (SELECT needed FROM fallback)
       UNION ALL
-      (SELECT ${columns} FROM product_browse b ${whereClause([...conditions(filter, params), ...cursor, '(SELECT needed FROM fallback)'])}
-       ORDER BY ${sorted} LIMIT ${pageLimit})
+      ${secondRead}
     )${select('matched b')}`;
   return named('browse_page', text, params.values);
 }

@@ -142,6 +142,8 @@ describe('productConnection: filter and orderBy', () => {
     [{ priceMin: '30.00', priceMax: '31.00' }, 'UPDATED_AT', 'ASC', 'p.updated_at ASC, p.id ASC'],
     [{ inStock: true, sizes: ['M', '9.5'], onSale: true }, 'ID', 'DESC', 'p.id DESC'],
     [{ categories: ['first', 'second'], onSale: false }, 'NAME', 'DESC', 'p.name DESC, p.id DESC'],
+    [{ categories: ['first', 'second'], priceMin: '20.00', priceMax: '60.00', inStock: true }, 'CREATED_AT', 'ASC', 'p.created_at ASC, p.id ASC'],
+    [{ inStock: false }, 'NAME', 'ASC', 'p.name ASC, p.id ASC'],
   ] as [Filter, string, string, string][])('pages %j by %s %s the same through a walked window or a read of every match', async (given, field, direction, sql) => {
     const filter: Filter = { ...given, categories: given.categories?.map((c) => (c === 'first' ? categories[0]! : categories[1]!)) };
     const wanted = new Set(products.filter((p) => matches(p, filter)).map((p) => p.id));
