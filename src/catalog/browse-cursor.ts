@@ -39,13 +39,28 @@ const KEY_FORMATS: Record<string, RegExp> = {
   SEARCH: /^[0-3]$/,
 };
 
+/**
+ * Longest cursor the API can hand out: a name sort key of 255 characters,
+ * each up to 6 bytes in JSON (a control character as \u00XX), with the
+ * ordering's name and the id, in base64url. The cap was 1,000 characters,
+ * and a page of products named in 255 CJK characters handed out cursors of
+ * 1,047 that it then refused (found by an outside run).
+ */
+export const MAX_CURSOR_CHARACTERS = Math.ceil(((255 * 6) + '"UPDATED_AT DESC|[,2147483647]"'.length) * 4 / 3);
+
+/** A timestamp key Postgres takes: a real day of a year from 1 (the format alone let 2026-02-30 through, a 500). */
+const realTimestamp = (key: string) => {
+  const time = Date.parse(key);
+  return Number.isFinite(time) && time >= Date.parse('0001-01-01T00:00:00.000Z') && new Date(time).toISOString() === key;
+};
+
 function notACursor(field: string): ValidationError {
   return new ValidationError(field, 'is not a cursor returned by this API');
 }
 
 /** The position `cursor` names in `ordering`; a 400 naming `field` for anything else. */
 export function decodeCursor(cursor: string, ordering: Ordering, field = 'after'): Position {
-  if (cursor.length > 1000) throw notACursor(field);
+  if (cursor.length > MAX_CURSOR_CHARACTERS) throw notACursor(field);
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const idOnly = ID_CURSOR.exec(text);
   let cursorOrdering: string;
@@ -68,8 +83,10 @@ export function decodeCursor(cursor: string, ordering: Ordering, field = 'after'
   }
   if (!Number.isSafeInteger(position.id) || position.id < 1 || position.id > POSTGRES_INT_MAX) throw notACursor(field);
   if (cursorOrdering !== 'ID ASC' && cursorOrdering !== 'ID DESC') {
-    const format = KEY_FORMATS[cursorOrdering.split(' ')[0] as string];
+    const keyField = cursorOrdering.split(' ')[0] as string;
+    const format = KEY_FORMATS[keyField];
     if (!format || position.key === null || !format.test(position.key)) throw notACursor(field);
+    if ((keyField === 'CREATED_AT' || keyField === 'UPDATED_AT') && !realTimestamp(position.key)) throw notACursor(field);
   }
   if (cursorOrdering !== ordering) {
     throw new ValidationError(field, `is a cursor of the ${cursorOrdering} ordering; this request is ordered by ${ordering}: start again without ${field}`);

@@ -32,6 +32,7 @@ import { earlyMediaType } from './http-status.ts';
 import type { CompiledQueries } from './jit.ts';
 import type { KnownOperations } from './known-operations.ts';
 import type { SentOperation } from './sent-operation.ts';
+import { withInputDefaults } from './input-defaults.ts';
 
 export interface DirectExecutionOptions {
   schema: GraphQLSchema;
@@ -95,7 +96,7 @@ export class DirectExecution {
     context.operation.resolved = true;
     context.operation.name = query.operation.name?.value;
     context.operation.type = 'query';
-    const result = await this.options.counted(request, async () => run.query(undefined, context, sent.variables));
+    const result = await this.options.counted(request, async () => run.query(undefined, context, withInputDefaults(schema, query.operation, sent.variables)));
     if (result.errors?.length) {
       context.prepaid = { decision };
       this.handedOver.set(request, context);

@@ -6,6 +6,7 @@
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, getVariableValues, printSchema } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { withInputDefaults } from './input-defaults.ts';
 
 /** Distinct documents kept compiled; the least recently used is dropped first. */
 const MAX_COMPILED = 1000;
@@ -87,7 +88,7 @@ export function jitGateway(schema: GraphQLSchema, compiled: CompiledQueries): Ga
           // definition, which Apollo turns into a 400 BAD_USER_INPUT like graphql-js execution.
           const variables = getVariableValues(schema, requestContext.operation.variableDefinitions ?? [], requestContext.request.variables ?? {}, { maxErrors: 25 });
           if (variables.errors) return { errors: variables.errors };
-          return withGraphQLErrors(await query.query(undefined, requestContext.context, requestContext.request.variables ?? {}));
+          return withGraphQLErrors(await query.query(undefined, requestContext.context, withInputDefaults(schema, requestContext.operation, requestContext.request.variables ?? {})));
         },
       };
     },

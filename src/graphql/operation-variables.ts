@@ -14,3 +14,8 @@ export function operationVariables(schema: GraphQLSchema, operation: OperationDe
   const { coerced } = getVariableValues(schema, operation.variableDefinitions ?? [], sent ?? {}, { maxErrors: 1 });
   return coerced ?? sent ?? {};
 }
+
+/** The coerced variables, or undefined when they do not coerce (execution refuses the request with its own error). */
+export function coercedVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, sent: Variables | null | undefined): Variables | undefined {
+  return getVariableValues(schema, operation.variableDefinitions ?? [], sent ?? {}, { maxErrors: 1 }).coerced;
+}

@@ -163,6 +163,13 @@ describe('productConnection: filter and orderBy', () => {
     }
   });
 
+  it('fills an ordering\'s defaults given by variable (field: ID) with graphql-jit as graphql-js does', async () => {
+    const ids = products.map((p) => p.id).sort((a, b) => b - a).slice(0, 3);
+    const response = await client.post(BrowsePageDocument, { first: 3, orderBy: { direction: 'DESC' } } as never);
+    expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
+    expect((response.body.data as BrowsePageQuery).productConnection.edges.map((edge) => Number(edge.node.id))).toEqual(ids);
+  });
+
   it('refuses a cursor of another ordering, a forged cursor and a bad filter with BAD_USER_INPUT naming the argument', async () => {
     const first = await client.post(BrowsePageDocument, { first: 2, orderBy: { field: 'NAME', direction: 'ASC' } });
     const cursor = (first.body.data as BrowsePageQuery).productConnection.pageInfo.endCursor;
@@ -182,6 +189,14 @@ describe('productConnection: filter and orderBy', () => {
       expect(response.body.errors?.[0]?.extensions?.field).toBe(field);
       expect(response.body.errors?.[0]?.message).toMatch(message);
     }
+    // A key of the right format naming no time: refused here, not by Postgres's cast.
+    const impossible = await client.post(BrowsePageDocument, { first: 2, orderBy: { field: 'UPDATED_AT', direction: 'ASC' }, after: Buffer.from('UPDATED_AT ASC|["2026-02-30T00:00:00.000Z",5]').toString('base64url') });
+    expect(impossible.status).toBe(400);
+    expect(impossible.body.errors?.[0]?.message).toMatch(/after is not a cursor/);
+    // A null in a list of non-null strings: the variable's coercion error (was a TypeError in the argument caps, a 500).
+    const nullSize = await client.post(BrowsePageDocument, { first: 2, filter: { sizes: [null] } } as never);
+    expect(nullSize.status).toBe(400);
+    expect(nullSize.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     // A variable the Money scalar refuses: a request error, 400.
     const money = await client.post(BrowsePageDocument, { first: 2, filter: { priceMin: '12.345' } });
     expect(money.status).toBe(400);

@@ -18,7 +18,7 @@ import { LIST_SIZES } from '../cost.ts';
 import { aboveMaximum, fromValidationError, tooManyEntries } from '../errors.ts';
 import { ARGUMENT_CHECKS } from '../argument-checks.ts';
 import { ValidationError } from '../../catalog/validation.ts';
-import { type Variables, operationVariables } from '../operation-variables.ts';
+import { type Variables, coercedVariables } from '../operation-variables.ts';
 import { fragmentsByName } from '../fragments.ts';
 
 export interface ArgumentCaps {
@@ -111,11 +111,18 @@ export function knownUncapped(schema: GraphQLSchema, operation: OperationDefinit
   return uncapped.get(schema)?.has(operation) ?? false;
 }
 
+function notCoercible(): never {
+  throw new Error('variables do not coerce');
+}
+
 /** The first argument of the operation over its cap, as a 400 error; undefined when all are within. */
 export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, sent: Variables | null | undefined, caps: ArgumentCaps): GraphQLError | undefined {
   if (uncapped.get(schema)?.has(operation)) return undefined;
   let coerced: Variables | undefined;
-  const variables = () => (coerced ??= operationVariables(schema, operation, sent));
+  // Variables that do not coerce are not checked here (the throw is caught
+  // below): execution refuses them with its own error, and the value checks
+  // expect coerced values (`sizes: [null]` reached them as a TypeError, a 500).
+  const variables = () => (coerced ??= coercedVariables(schema, operation, sent) ?? notCoercible());
   const fragments = fragmentsByName(document);
   const checked = new Set<string>();
 
