@@ -186,7 +186,9 @@ describe.skipIf(!redisAvailable())('50 concurrent writers over 10 products, two 
     }));
 
     // Every answer was one a client can act on: no 5xx, no internal error.
-    expect(failures).toEqual([]);
+    // A 5xx is a bug: show what the servers logged about it.
+    const errorLines = () => servers.flatMap((server) => server.output().split('\n').filter((line) => line.includes('"level":50'))).join('\n');
+    expect(failures, failures.length ? errorLines() : undefined).toEqual([]);
     expect([...statuses.keys()].filter((label) => / 5\d\d$/.test(label) || label.includes('INTERNAL'))).toEqual([]);
     // The mix happened: conditional writes did meet stale versions.
     expect((statuses.get('REST PUT If-Match 200') ?? 0) + (statuses.get('GraphQL updateProduct ok 200') ?? 0)).toBeGreaterThan(50);
