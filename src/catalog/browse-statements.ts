@@ -390,13 +390,14 @@ function sizeFacetFromCells(filter: BrowseFilter, params: Parameters): string {
  * the filter (so a chosen category still shows the others' counts), the
  * total over all of it. Without a search, from the cell tables (2,620 facet
  * cells and 9,512 size cells at full scale, whatever the catalogue's size;
- * 107,209 size set cells for a filter on several sizes); with a search,
+ * for two sizes, the pair's cells too (38,130 pair cells in all); for more,
+ * the 107,209 size set cells); with a search,
  * over its matches (searchFacetsStatement). Rows: facet ('category' |
  * 'size' | 'price' | 'total' | 'exact'), value, count.
  */
 export function facetsStatement(filter: BrowseFilter, searched: Resolved | undefined): BrowseStatement {
   if (searched !== undefined) return searchFacetsStatement(filter, searched);
-  if (filter.sizes && filter.sizes.length > 1) return sizeSetFacetsStatement(filter);
+  if (filter.sizes && filter.sizes.length > 1) return sizesFacetsStatement(filter);
   const params = new Parameters();
   const bands = params.add(PRICE_BANDS.slice(1), 'numeric[]');
   const count: Count = (except, select, group) => {
@@ -410,30 +411,43 @@ export function facetsStatement(filter: BrowseFilter, searched: Resolved | undef
 }
 
 /**
- * Facets of a filter on two or more sizes: the size set cells of every set
- * holding one of them, with the filter's onSale, read once and summed per
- * category and price, then counted three ways; the size facet from the size
- * cells as usual. The sets are tested once and the cells matched to them in
- * a hash (`= ANY` of the sets' array compared each cell with every set: 337
- * ms for the 1,405 sets holding 9 or 9.5).
+ * Facets of a filter on two or more sizes: the filter's onSale applied to
+ * cells that count each product with any of the sizes once (`matches`, rows
+ * of category, price and products), summed per category and price, then
+ * counted three ways; the size facet from the size cells as usual.
  */
-function sizeSetFacetsStatement(filter: BrowseFilter): BrowseStatement {
+function sizesFacetsStatement(filter: BrowseFilter): BrowseStatement {
   const params = new Parameters();
   const bands = params.add(PRICE_BANDS.slice(1), 'numeric[]');
-  const where = [
-    `b.size_set IN (SELECT s.size_set FROM browse_size_sets s WHERE s.sizes && ${params.add(filter.sizes, 'text[]')})`,
-    ...conditions(filter, params, ['categories', 'priceMin', 'priceMax', 'sizes', 'inStock']),
-  ];
-  // Every product of a size set cell has a size in stock.
-  if (filter.inStock === false) where.push('false');
+  const sizes = filter.sizes ?? [];
+  const onSale = conditions(filter, params, ['categories', 'priceMin', 'priceMax', 'sizes', 'inStock']);
+  // Every product of a size, pair or set cell has a size in stock.
+  if (filter.inStock === false) onSale.push('false');
+  let matches: string;
+  if (sizes.length === 2) {
+    // Either of two sizes: those with the first, plus those with the second,
+    // less those with both (the pair cells; sizes in collation order).
+    const [a, b] = [params.add(sizes[0], 'text'), params.add(sizes[1], 'text')];
+    matches = `
+      SELECT b.category, b.price, b.products FROM browse_size_cells b ${whereClause([`b.size IN (${a}, ${b})`, ...onSale])}
+      UNION ALL
+      SELECT b.category, b.price, -b.products FROM browse_size_pair_cells b ${whereClause([`b.size_a = least(${a}, ${b})`, `b.size_b = greatest(${a}, ${b})`, ...onSale])}`;
+  } else {
+    // The size set cells of every set holding one of them. The sets are
+    // tested once and the cells matched to them in a hash (`= ANY` of the
+    // sets' array compared each cell with every set: 337 ms for the 1,405
+    // sets holding 9 or 9.5).
+    matches = `SELECT b.category, b.price, b.products FROM browse_size_set_cells b ${whereClause([
+      `b.size_set IN (SELECT s.size_set FROM browse_size_sets s WHERE s.sizes && ${params.add(sizes, 'text[]')})`, ...onSale])}`;
+  }
   const count = countOver(filter, params, ['sizes', 'onSale', 'inStock'], 'sum(b.products)::bigint');
   // Summed per category and price first: the three counts then read a few hundred rows, not tens of thousands.
   const text = `
-    WITH m AS MATERIALIZED (SELECT b.category, b.price, sum(b.products)::bigint AS products FROM browse_size_set_cells b ${whereClause(where)} GROUP BY 1, 2)
+    WITH m AS MATERIALIZED (SELECT b.category, b.price, sum(b.products)::bigint AS products FROM (${matches}) b GROUP BY 1, 2)
     ${facetParts(count, sizeFacetFromCells(filter, params), bands)}
     UNION ALL
     SELECT 'exact', NULL, 1`;
-  return named('browse_size_set_facets', text, params.values);
+  return named(sizes.length === 2 ? 'browse_size_pair_facets' : 'browse_size_set_facets', text, params.values);
 }
 
 /**

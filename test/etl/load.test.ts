@@ -196,6 +196,7 @@ describe('loading generated catalogues', () => {
       facets: (await query(db.url, digest('SELECT * FROM browse_facet_cells WHERE products <> 0')))[0],
       sizes: (await query(db.url, digest('SELECT * FROM browse_size_cells WHERE products <> 0')))[0],
       sizeSets: (await query(db.url, digest('SELECT * FROM browse_size_set_cells WHERE products <> 0')))[0],
+      sizePairs: (await query(db.url, digest('SELECT * FROM browse_size_pair_cells WHERE products <> 0')))[0],
       lexemes: (await query(db.url, digest('SELECT * FROM search_lexemes')))[0],
     });
     const loaded = await readModel();

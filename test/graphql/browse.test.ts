@@ -108,6 +108,9 @@ describe('productConnection: filter and orderBy', () => {
     { categories: ['first'], inStock: true, priceMin: '30.00' },
     { sizes: ['M'], onSale: true },
     { sizes: ['M', '9', 'One Size'], priceMax: '70.00' },
+    // Two sizes: the pair cells, whichever order they come in.
+    { categories: ['first'], sizes: ['M', 'L'], onSale: true },
+    { sizes: ['S', 'L'], priceMin: '20.00' },
     { categories: ['first'], inStock: false },
     {},
   ] satisfies Filter[])('counts and facets each part of the filter %j over what matches the other parts', async (given) => {
@@ -213,6 +216,8 @@ describe('cells under concurrent writers', () => {
       `SELECT category, price, on_sale, size, count(*)::int FROM product_browse, unnest(sizes) AS size GROUP BY 1, 2, 3, 4`],
     sizeSets: [`SELECT category, price, on_sale, size_set, products FROM browse_size_set_cells WHERE products <> 0`,
       `SELECT category, price, on_sale, sizes::text, count(*)::int FROM product_browse WHERE sizes <> '{}' GROUP BY 1, 2, 3, 4`],
+    sizePairs: [`SELECT size_a, size_b, category, price, on_sale, products FROM browse_size_pair_cells WHERE products <> 0`,
+      `SELECT a, b, category, price, on_sale, count(*)::int FROM product_browse, unnest(sizes) AS a, unnest(sizes) AS b WHERE a < b GROUP BY 1, 2, 3, 4, 5`],
   };
   const digest = (sql: string) => `SELECT count(*)::int AS n, md5(coalesce(string_agg(t::text, E'\n' ORDER BY t::text), '')) AS digest FROM (${sql}) t`;
 
