@@ -340,6 +340,14 @@ describe('search', () => {
     const typo = `${noun.slice(0, 2)}${noun[3]}${noun[2]}${noun.slice(4)}`;
     const corrected = await searchAll(`${typo} ${categories[0]!.toLowerCase()}`);
     expect(corrected.searched).not.toContain(typo);
+    // A bare number is not a typo: kept as it is, though a near number is a lexeme.
+    await catalogue.direct.rows(`INSERT INTO search_lexemes (lexeme) VALUES ('98764') ON CONFLICT DO NOTHING`);
+    try {
+      expect((await searchAll(`98765 ${noun}`)).searched).toContain(`'98765'`);
+      expect((await searchAll(`98764 ${noun}`)).searched).toContain(`'98764'`);
+    } finally {
+      await catalogue.direct.rows(`DELETE FROM search_lexemes WHERE lexeme = '98764'`);
+    }
     const filter: Filter = { onSale: true, sizes: ['M', 'L', '9'] };
     const filtered = await searchAll(noun, filter);
     const wanted = new Set(products.filter((p) => matches(p, filter)).map((p) => p.id));
