@@ -215,6 +215,21 @@ export const SEARCH_WINDOW = 5000;
  */
 export const SEARCH_POSTINGS_SHARE = 0.5;
 
+/**
+ * A last word searched as a prefix that the dictionary (search_lexemes, which
+ * holds every lexeme of the documents) completes to at most this many
+ * lexemes is searched as those lexemes, ORed: the same matches, but GIN
+ * intersects exact entries with the other words' (skipping through the
+ * rarest), while a prefix entry is read whole into a bitmap first. "camo
+ * oxfords" (`'camo' & 'oxford':*`, which covers one lexeme): 6.2 ms of GIN
+ * as a prefix, 1.6 ms as the word; the bench's 259 searches averaged 11.0
+ * ms, 7.2 ms expanded (docs/browse.md).
+ */
+export const PREFIX_EXPANSION = 8;
+
+/** SQL quoting a text expression as one tsquery lexeme (quotes and backslashes escaped). */
+const tsLexeme = (expression: string) => `'''' || replace(replace(${expression}, '\\', '\\\\'), '''', '\\''') || ''''`;
+
 export function resolveStatement(words: readonly string[]): BrowseStatement {
   const text = `
     WITH words AS (
@@ -245,8 +260,13 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
       -- The catalogue's size as last analyzed; never analyzed (-1): no word is left out.
       WHERE r.rarest = 1 OR r.running <= ${SEARCH_POSTINGS_SHARE} * (SELECT CASE WHEN c.reltuples < 0 THEN 'Infinity'::float8 ELSE c.reltuples END FROM pg_class c WHERE c.oid = 'product_browse'::regclass)
     )
-    SELECT to_tsquery('simple', string_agg(lexeme || CASE WHEN prefix THEN ':*' ELSE '' END, ' & ' ORDER BY n))::text AS searched
-    FROM kept`;
+    SELECT string_agg(CASE
+        WHEN NOT k.prefix THEN ${tsLexeme('k.lexeme')}
+        WHEN cardinality(k.covered) BETWEEN 1 AND ${PREFIX_EXPANSION} THEN '( ' || array_to_string(ARRAY(SELECT ${tsLexeme('c')} FROM unnest(k.covered) c), ' | ') || ' )'
+        ELSE ${tsLexeme('k.lexeme')} || ':*' END, ' & ' ORDER BY k.n)::tsquery::text AS searched
+    FROM (SELECT kept.*, CASE WHEN kept.prefix THEN ARRAY(
+        SELECT l.lexeme FROM search_lexemes l WHERE l.lexeme >= kept.lexeme AND l.lexeme < kept.lexeme || chr(1114111) AND starts_with(l.lexeme, kept.lexeme)
+        ORDER BY l.lexeme LIMIT ${PREFIX_EXPANSION + 1}) END AS covered FROM kept) k`;
   return named('browse_resolve', text, [words]);
 }
 

@@ -8,7 +8,7 @@ import {
   BrowsePageDocument, BrowsePageWithFacetsDocument, ShopFacetsDocument, SearchProductsDocument, SearchWithFacetsDocument, UpdateProductDocument,
   type BrowsePageQuery, type ShopFacetsQuery, type SearchProductsQuery,
 } from '../../src/generated/graphql/operations/graphql.ts';
-import { pageStatement, PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
+import { pageStatement, PREFIX_EXPANSION, PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
 import type { BrowseOrder } from '../../src/catalog/browse-input.ts';
 import type { Position } from '../../src/catalog/browse-cursor.ts';
 import { MAX_QUERY_CHARACTERS } from '../../src/catalog/browse-input.ts';
@@ -317,7 +317,12 @@ describe('search', () => {
 
   it('finds exactly the products holding every word, name matches first, each tier in id order, with snippets', async () => {
     const { edges, searched } = await searchAll(noun);
-    expect(searched).toContain(':*');
+    // The last word as a prefix: the few lexemes it completes to, ORed.
+    const { completions } = await catalogue.direct.one<{ completions: string[] }>(`
+      SELECT ARRAY(SELECT l.lexeme FROM search_lexemes l WHERE starts_with(l.lexeme, (tsvector_to_array(to_tsvector('english', $1)))[1]) ORDER BY l.lexeme) AS completions`, [noun]);
+    expect(completions.length).toBeGreaterThan(0);
+    expect(completions.length).toBeLessThanOrEqual(PREFIX_EXPANSION);
+    expect(searched?.split(/[\s|()]+/).filter(Boolean).sort()).toEqual(completions.map((c) => `'${c}'`).sort());
     const expected = await referenceSearch([noun]);
     expect(new Set(edges.map((e) => Number(e.node.id)))).toEqual(expected);
     const ranks = edges.map((e) => e.rank);
@@ -352,6 +357,29 @@ describe('search', () => {
     const filtered = await searchAll(noun, filter);
     const wanted = new Set(products.filter((p) => matches(p, filter)).map((p) => p.id));
     expect(new Set(filtered.edges.map((e) => Number(e.node.id)))).toEqual(new Set([...await referenceSearch([noun])].filter((id) => wanted.has(id))));
+  });
+
+  it('searches a prefix as the lexemes it completes to, or as a prefix past PREFIX_EXPANSION of them, compounds included', async () => {
+    const spread = Array.from({ length: PREFIX_EXPANSION + 1 }, (_, i) => `zqv${'abcdefghijklmnop'.slice(i, i + 3)}x`).join(' ');
+    const { id } = await catalogue.direct.one<{ id: number }>(`
+      INSERT INTO products (name, slogan, description, category, default_price)
+      VALUES ('Prefix Probe', 'Qwuxing-gear for o''neil', $1, 'Probes', 10) RETURNING id`, [spread]);
+    try {
+      const many = await searchAll('zqv');
+      expect(many.searched).toBe(`'zqv':*`);
+      expect(many.edges.map((e) => Number(e.node.id))).toEqual([id]);
+      const one = await searchAll('zqvab');
+      expect(one.searched).toBe(`'zqvabcx'`);
+      expect(one.edges.map((e) => Number(e.node.id))).toEqual([id]);
+      // "Qwuxing-gear" is the lexemes 'qwuxing-gear', 'qwux' and 'gear': only the compound starts with "qwuxi".
+      for (const word of ['qwuxi', 'neil', 'o']) {
+        const found = await searchAll(`probe ${word}`);
+        expect(new Set(found.edges.map((e) => Number(e.node.id))), `${word}: ${found.searched}`).toEqual(await referenceSearch(['probe', word]));
+        expect(found.edges.map((e) => Number(e.node.id))).toContain(id);
+      }
+    } finally {
+      await catalogue.direct.rows('DELETE FROM products WHERE id = $1', [id]);
+    }
   });
 
   it('counts and facets the matches', async () => {
