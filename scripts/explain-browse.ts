@@ -92,10 +92,10 @@ for (const [label, words] of [['camo onesie', ['camo', 'onesie']], ['jacket (com
   ['parka jackets (correlated words)', ['parka', 'jackets']], ['lounge pants (correlated words)', ['lounge', 'pants']]] as const) {
   await explain(`resolve: "${label}"`, resolveStatement([...words]));
   const searched = await resolved([...words]);
-  await explain(`search: "${label}" -> ${searched.query}`, searchStatement(searched, {}, undefined, 21, true));
+  await explain(`search: "${label}" -> ${searched.query}`, searchStatement(searched, {}, undefined, 21, { snippets: true, styles: true }));
 }
-await explain('search: "jacket", 2nd tier page (cursor in tier 1)', searchStatement(await resolved(['jacket']), {}, { key: '1', id: 1 }, 21, true));
-await explain('search: "boots" filtered (on sale, size 9)', searchStatement(await resolved(['boots']), { onSale: true, sizes: ['9'] }, undefined, 21, true));
+await explain('search: "jacket", 2nd tier page (cursor in tier 1)', searchStatement(await resolved(['jacket']), {}, { key: '1', id: 1 }, 21, { snippets: true, styles: true }));
+await explain('search: "boots" filtered (on sale, size 9)', searchStatement(await resolved(['boots']), { onSale: true, sizes: ['9'] }, undefined, 21, { snippets: true, styles: true }));
 await explain('facets: no filter', facetsStatement({}, undefined));
 await explain('facets: Jackets', facetsStatement(jackets, undefined));
 await explain('facets: filtered category page (two sizes: size set cells)', facetsStatement(categoryPage, undefined));

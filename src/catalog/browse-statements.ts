@@ -11,6 +11,22 @@ import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
 import type { Position } from './browse-cursor.ts';
 import { productColumns } from './queries.ts';
 
+/**
+ * What a page's products carry beyond their columns, when the query shows
+ * it: `styles`, each product's style document (styles with photos and skus,
+ * as the stylesWithMedia loader reads it), so a page of product cards with
+ * their default style is one statement, not two; `snippets` (searches).
+ */
+export interface PageExtras {
+  styles?: boolean;
+  snippets?: boolean;
+}
+
+/** The style document column of `extras` for products aliased p (none: nothing). */
+const styleColumn = (extras: PageExtras) => (extras.styles
+  ? `, coalesce((SELECT d.styles FROM product_style_documents d WHERE d.product_id = p.id), '[]'::json) AS styles`
+  : '');
+
 /** A statement ready to run: a name derived from its text, the text, the values. */
 export interface BrowseStatement {
   name: string;
@@ -90,8 +106,8 @@ export const PAGE_WINDOW = 2000;
 /**
  * A keyset page of products matching `filter` in `order` (ties by id, in the
  * same direction), after `after`, `limit` rows: the products' columns and
- * each row's sort key as text (for its cursor). `window` is PAGE_WINDOW
- * but in tests (a small catalogue never fills it).
+ * each row's sort key as text (for its cursor), and `extras`. `window` is
+ * PAGE_WINDOW but in tests (a small catalogue never fills it).
  *
  * Under any ordering but price, a filter beyond one category is read in
  * two ways, of which one runs: the next PAGE_WINDOW rows of the ordering's
@@ -110,7 +126,7 @@ export const PAGE_WINDOW = 2000;
  * product type: size 13 is in 21% of products and none of the first 2,000
  * names), so the second read must not be worse than the plan before it.
  */
-export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: Position | undefined, limit: number, window = PAGE_WINDOW): BrowseStatement {
+export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: Position | undefined, limit: number, extras: PageExtras = {}, window = PAGE_WINDOW): BrowseStatement {
   const params = new Parameters();
   const direction = order.direction === 'ASC' ? 'ASC' : 'DESC';
   const comparison = order.direction === 'ASC' ? '>' : '<';
@@ -128,7 +144,7 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
   // generic plan merged the page with the products' primary key from its
   // start, 990,372 rows for a page after product 990,000 (529 ms).
   const select = (from: string) => `
-    SELECT ${productColumns('p.')}, ${key?.text ?? 'NULL::text'} AS "sortKey"
+    SELECT ${productColumns('p.')}, ${key?.text ?? 'NULL::text'} AS "sortKey"${styleColumn(extras)}
     FROM ${from} CROSS JOIN LATERAL (SELECT * FROM products p WHERE p.id = b.product_id OFFSET 0) p
     ORDER BY ${orderBy}
     LIMIT ${params.add(limit, 'int')}`;
@@ -297,13 +313,13 @@ const SNIPPET_OPTIONS = `StartSel=${SNIPPET_MARKS.start}, StopSel=${SNIPPET_MARK
 /**
  * A page of search results for the tsquery `searched` (resolveStatement's
  * answer) and `filter`: tier by tier, each in id order, after `after` (tier
- * and id); `limit` rows: the product's columns, its tier as the sort key and,
- * when asked for, the snippet. Each tier reads at most SEARCH_WINDOW
+ * and id); `limit` rows: the product's columns, its tier as the sort key and
+ * `extras` (a snippet when asked for; null otherwise). Each tier reads at most SEARCH_WINDOW
  * products in id order, or, when its words are rarer than that, its GIN
  * index past them; it stops at `limit` rows, and later tiers run only while
  * the page is not full.
  */
-export function searchStatement(searched: Resolved, filter: BrowseFilter, after: Position | undefined, limit: number, snippets: boolean): BrowseStatement {
+export function searchStatement(searched: Resolved, filter: BrowseFilter, after: Position | undefined, limit: number, extras: PageExtras = {}): BrowseStatement {
   const params = new Parameters();
   const query = params.add(searched.query, 'tsquery');
   const filters = conditions(filter, params);
@@ -334,7 +350,7 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
   const text = `
     WITH hits AS (SELECT * FROM (${tiers.join('\n      UNION ALL ')}) t LIMIT ${size})
     SELECT ${productColumns('p.')}, h.tier::text AS "sortKey",
-      ${snippets ? `ts_headline('english', ${SNIPPET_SOURCE}, ${query}, '${SNIPPET_OPTIONS}')` : 'NULL::text'} AS snippet
+      ${extras.snippets ? `ts_headline('english', ${SNIPPET_SOURCE}, ${query}, '${SNIPPET_OPTIONS}')` : 'NULL::text'} AS snippet${styleColumn(extras)}
     FROM hits h JOIN products p ON p.id = h.product_id
     ORDER BY h.tier, h.product_id`;
   return named('browse_search', text, params.values);

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { Reads } from '../db/reads/read-routes.ts';
 import { decodeCursor, encodeCursor, type Ordering, orderingOf, type Position } from './browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
-import { type BrowseStatement, facetsStatement, pageStatement, PRICE_BANDS, type Resolved, resolveStatement, SEARCH_TIERS, searchStatement } from './browse-statements.ts';
+import { type BrowseStatement, facetsStatement, type PageExtras, pageStatement, PRICE_BANDS, type Resolved, resolveStatement, SEARCH_TIERS, searchStatement } from './browse-statements.ts';
 import type { Product } from './types.ts';
 
 export interface Edge {
@@ -75,11 +75,11 @@ export class CatalogBrowse {
     };
   }
 
-  /** `first` products matching `filter` in `order`, after the cursor `after`. */
-  async page(filter: BrowseFilter, order: BrowseOrder, first: number, after: string | undefined): Promise<Page> {
+  /** `first` products matching `filter` in `order`, after the cursor `after` (with their style documents when `extras.styles`). */
+  async page(filter: BrowseFilter, order: BrowseOrder, first: number, after: string | undefined, extras: PageExtras = {}): Promise<Page> {
     const ordering = orderingOf(order);
     const position: Position | undefined = after === undefined ? undefined : decodeCursor(after, ordering);
-    const rows = await this.run<Row>(pageStatement(filter, order, position, first + 1));
+    const rows = await this.run<Row>(pageStatement(filter, order, position, first + 1, { styles: extras.styles }));
     const { edges, hasNextPage } = CatalogBrowse.edges(rows, first, ordering);
     return { edges: edges.map(({ cursor, node }) => ({ cursor, node })), hasNextPage };
   }
@@ -91,10 +91,10 @@ export class CatalogBrowse {
   }
 
   /** `first` matches of the resolved query (and `filter`) by rank, after the cursor `after`. */
-  async search(searched: Resolved | null, filter: BrowseFilter, first: number, after: string | undefined, snippets: boolean): Promise<SearchPage> {
+  async search(searched: Resolved | null, filter: BrowseFilter, first: number, after: string | undefined, extras: PageExtras = {}): Promise<SearchPage> {
     const position = after === undefined ? undefined : decodeCursor(after, 'SEARCH');
     if (searched === null) return { searched: null, edges: [], hasNextPage: false };
-    const rows = await this.run<Row & { snippet: string | null }>(searchStatement(searched, filter, position, first + 1, snippets));
+    const rows = await this.run<Row & { snippet: string | null }>(searchStatement(searched, filter, position, first + 1, extras));
     const { edges, hasNextPage } = CatalogBrowse.edges(rows, first, 'SEARCH');
     return {
       searched: searched.query,

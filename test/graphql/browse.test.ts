@@ -156,7 +156,7 @@ describe('productConnection: filter and orderBy', () => {
       const ids: number[] = [];
       let after: Position | undefined;
       for (let page = 0; page < 500; page++) {
-        const statement = pageStatement(filter, order, after, 6, window);
+        const statement = pageStatement(filter, order, after, 6, {}, window);
         const rows = await catalogue.direct.rows<{ id: number; sortKey: string | null }>(statement.text, statement.values);
         ids.push(...rows.map((row) => row.id));
         if (rows.length < 6) break;
@@ -269,11 +269,22 @@ describe('cells under concurrent writers', () => {
 });
 
 describe('product cards', () => {
-  it('show the default style (else the first) with its photos and skus, as the full styles list has it, in one statement for the page', async () => {
+  it('show the default style (else the first) with its photos and skus, as the full styles list has it, in one statement for the page (and a search\'s, after its words)', async () => {
     const page = await client.post<{ productConnection: { edges: { node: { id: string; defaultStyle: unknown } }[] } }>(
       '{ productConnection(first: 20, orderBy: { field: PRICE, direction: DESC }) { edges { node { id defaultStyle { id name isDefault photos { thumbnailUrl } skus { size } } } } } }');
     expect(page.body.errors, JSON.stringify(page.body.errors)).toBeUndefined();
-    expect(page.statements).toBe(2); // the page, the cards' default styles
+    expect(page.statements).toBe(1); // the page, its products' style documents beside them
+    // A search's cards the same way: the words resolved, then the page with its style documents.
+    const probe = page.body.data!.productConnection.edges[0]!.node;
+    const name = (await client.post<{ product: { name: string } }>('query($id: ID!) { product(id: $id) { name } }', { id: probe!.id })).body.data!.product.name;
+    const search = await client.post<{ search: { edges: { node: { id: string; defaultStyle: unknown } }[] } }>(
+      'query($q: String!) { search(query: $q, first: 20) { edges { node { id defaultStyle { id name isDefault photos { thumbnailUrl } skus { size } } } } } }', { q: name });
+    expect(search.body.errors, JSON.stringify(search.body.errors)).toBeUndefined();
+    expect(search.statements).toBe(2);
+    const found = search.body.data!.search.edges.find((edge) => edge.node.id === probe.id);
+    expect(found, `${name} among the first 20 matches`).toBeDefined();
+    expect(probe.defaultStyle).not.toBeNull();
+    expect(found!.node.defaultStyle).toEqual(probe.defaultStyle);
     for (const { node } of page.body.data!.productConnection.edges) {
       const full = await client.post<{ product: { styles: { id: string; isDefault: boolean }[] } }>(
         'query($id: ID!) { product(id: $id) { styles { id name isDefault photos { thumbnailUrl } skus { size } } } }', { id: node.id });

@@ -6,8 +6,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BrowsePageWithFacetsDocument, DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument, PagedNestedProductsDocument,
-  SearchProductsDocument, SearchWithFacetsDocument, ShopFacetsDocument,
+  BrowsePageWithFacetsDocument, CategoryPageDocument, DeepRelatedDocument, NestedProductsByIdsDocument, NestedProductsDocument, PagedNestedProductsDocument,
+  SearchPageDocument, SearchProductsDocument, SearchWithFacetsDocument, ShopFacetsDocument,
 } from '../../src/generated/graphql/operations/graphql.ts';
 import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import {
@@ -163,6 +163,24 @@ describe.each(EXECUTORS)('x-sql-statements with $engine', ({ env }) => {
     expect(withFacets).toEqual({ 1: 3, 10: 3, 50: 3 });
     expect((await client.post(ShopFacetsDocument, { filter: { onSale: true } })).statements).toBe(1);
     expect((await client.post(ShopFacetsDocument, { query: 'e' })).statements).toBe(2);
+  });
+
+  it('product cards with their default style: a category page costs 1 statement, a search page 2, for first = 1, 10 and 50', async () => {
+    const pages: Record<number, number> = {};
+    const searches: Record<number, number> = {};
+    for (const first of PAGE_SIZES) {
+      const page = await client.post(CategoryPageDocument, { first, filter: { inStock: true }, orderBy: { field: 'NAME', direction: 'ASC' } });
+      expect(page.body.errors).toBeUndefined();
+      expect(page.body.data?.productConnection.edges).toHaveLength(first);
+      expect(page.body.data?.productConnection.edges.every((edge) => edge.node.defaultStyle !== null)).toBe(true);
+      pages[first] = page.statements;
+      const search = await client.post(SearchPageDocument, { query: 'e', first });
+      expect(search.body.errors).toBeUndefined();
+      expect(search.body.data?.search.edges).toHaveLength(first);
+      searches[first] = search.statements;
+    }
+    expect(pages).toEqual({ 1: 1, 10: 1, 50: 1 });
+    expect(searches).toEqual({ 1: 2, 10: 2, 50: 2 });
   });
 
   it('the same product requested twice in one request is fetched once', async () => {

@@ -2,13 +2,15 @@
 // productFacets. Arguments are checked (catalog/browse-input.ts: a 400
 // naming the argument), then one statement reads the page (catalog/browse.ts)
 // and the products prime the loaders. totalCount and facets of a connection
-// share one more statement, run only when selected.
+// share one more statement, run only when selected. Products shown with
+// their styles carry their style documents from the same statement.
 import type {
   ProductConnectionResolvers, ProductFacetsResolvers, QueryResolvers, SearchConnectionResolvers, SearchEdgeResolvers,
 } from '../../generated/graphql/resolvers.ts';
 import type { Edge, Facets } from '../../catalog/browse.ts';
 import type { Resolved } from '../../catalog/browse-statements.ts';
 import { checkFilter, DEFAULT_ORDER, type BrowseFilter, type BrowseOrder, searchWords } from '../../catalog/browse-input.ts';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context.ts';
 import { fromValidationError } from '../errors.ts';
 import { positive } from './query.ts';
@@ -27,6 +29,19 @@ async function checked<T>(run: () => T | Promise<T>): Promise<T> {
   }
 }
 
+
+/**
+ * What the page's products should carry (browse-statements.ts PageExtras):
+ * their style documents when the query shows their styles or default style
+ * (the Product resolvers take embedded styles as they are), a snippet when
+ * the search's edges show one.
+ */
+function extrasOf(info: GraphQLResolveInfo) {
+  return {
+    styles: selectsPath(info, ['edges', 'node', 'defaultStyle']) || selectsPath(info, ['edges', 'node', 'styles']),
+    snippets: selectsPath(info, ['edges', 'snippet']),
+  };
+}
 
 function pageInfo(edges: readonly Edge[], hasNextPage: boolean): PageInfoModel {
   return { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null };
@@ -49,12 +64,12 @@ function markShown(context: GraphQLContext, filter: BrowseFilter, order: BrowseO
 }
 
 export const BrowseQuery: Pick<QueryResolvers, 'productConnection' | 'search' | 'productFacets'> = {
-  productConnection: (_root, args, context) => checked(async () => {
+  productConnection: (_root, args, context, info) => checked(async () => {
     const first = positive(args.first, 'first', 20, context.limits.maxPageSize);
     const filter = checkFilter(args.filter);
     const order: BrowseOrder = { field: args.orderBy?.field ?? DEFAULT_ORDER.field, direction: args.orderBy?.direction ?? DEFAULT_ORDER.direction };
     markShown(context, filter, order);
-    const page = await context.browse.page(filter, order, first, args.after ?? undefined);
+    const page = await context.browse.page(filter, order, first, args.after ?? undefined, extrasOf(info));
     context.loaders.primeProducts(page.edges.map((edge) => edge.node));
     return { edges: page.edges, pageInfo: pageInfo(page.edges, page.hasNextPage), facets: lazyFacets(context, filter) };
   }),
@@ -65,7 +80,7 @@ export const BrowseQuery: Pick<QueryResolvers, 'productConnection' | 'search' | 
     const filter = checkFilter(args.filter);
     context.browsing = true;
     const searched = await context.browse.resolve(words);
-    const page = await context.browse.search(searched, filter, first, args.after ?? undefined, selectsPath(info, ['edges', 'snippet']));
+    const page = await context.browse.search(searched, filter, first, args.after ?? undefined, extrasOf(info));
     context.loaders.primeProducts(page.edges.map((edge) => edge.node));
     return { edges: page.edges, pageInfo: pageInfo(page.edges, page.hasNextPage), searched: page.searched, facets: lazyFacets(context, filter, searched) };
   }),
