@@ -98,8 +98,9 @@ await explain('search: "jacket", 2nd tier page (cursor in tier 1)', searchStatem
 await explain('search: "boots" filtered (on sale, size 9)', searchStatement(await resolved(['boots']), { onSale: true, sizes: ['9'] }, undefined, 21, { snippets: true, styles: true }));
 await explain('facets: no filter', facetsStatement({}, undefined));
 await explain('facets: Jackets', facetsStatement(jackets, undefined));
-await explain('facets: filtered category page (two sizes: size set cells)', facetsStatement(categoryPage, undefined));
-await explain('facets: sizes M or L, nothing else (size set cells)', facetsStatement({ sizes: ['M', 'L'] }, undefined));
+await explain('facets: Heels in 7.5 or 8 (size and pair cells)', facetsStatement({ categories: ['Heels'], sizes: ['7.5', '8'] }, undefined));
+await explain('facets: filtered category page (two sizes: size and pair cells)', facetsStatement(categoryPage, undefined));
+await explain('facets: sizes M or L, nothing else (size and pair cells)', facetsStatement({ sizes: ['M', 'L'] }, undefined));
 await explain('facets: sizes S, M, L or XL, on sale, 20-80 (size set cells)', facetsStatement({ sizes: ['S', 'M', 'L', 'XL'], onSale: true, priceMin: '20.00', priceMax: '80.00' }, undefined));
 await explain('facets: Kicks on sale in stock, size 9', facetsStatement({ ...categoryPage, sizes: ['9'] }, undefined));
 await explain('facets: search "camo onesie"', facetsStatement({}, await resolved(['camo', 'onesie'])));
