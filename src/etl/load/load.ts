@@ -153,11 +153,12 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   // refresh_product_browse names its tables without a schema (SET LOCAL
   // lasts for the one implicit transaction); it upserts on product_browse's
   // key, built with the catalogue's. Memoize only hashes each product's
-  // unique texts for nothing.
+  // unique texts for nothing. No product locks: nothing else writes the
+  // staging tables (migration 20261129030000).
   for (let from = 0; from < maxProductId; from += BROWSE_CHUNK) {
     readModel.push({
       name: `product_browse:rows ${from}`, kind: 'browse rows', after: analyzed('products', 'features', 'styles', 'skus'),
-      run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL enable_memoize = off; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}))`),
+      run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL enable_memoize = off; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}), lock_products => false)`),
     });
   }
   // Interleaved, so both kinds are under way from the start.
