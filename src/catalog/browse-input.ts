@@ -73,8 +73,11 @@ export function checkFilter(input: {
 }
 
 /**
- * The words of a search text: lower-cased, NFKC-normalised runs of letters
- * and digits, in order, without repeats. A 400 (naming `query`) when there
+ * The words of a search text: NFKC-normalised runs of letters and digits, in
+ * order, without repeats (ignoring case). Their case is left to Postgres,
+ * which lower-cases them as it lower-cased the documents (by the database's
+ * ctype: under C, "Ωμέγα" stays as it is in both; lower-cased here it matched
+ * nothing). A 400 (naming `query`) when there
  * are none, when the text is too long, or when it holds NUL, control
  * characters or tsquery operators: the search takes plain words.
  */
@@ -86,7 +89,13 @@ export function searchWords(text: string, field = 'query'): string[] {
   if (/[\u0001-\u001f\u007f]/u.test(text)) throw new ValidationError(field, 'must not contain control characters');
   const operator = OPERATORS.exec(text);
   if (operator) throw new ValidationError(field, `takes plain words, not query syntax: remove "${operator[0]}"`);
-  const words = [...new Set(text.normalize('NFKC').toLowerCase().match(WORD) ?? [])];
+  const seen = new Set<string>();
+  const words = (text.normalize('NFKC').match(WORD) ?? []).filter((word) => {
+    const key = word.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   if (words.length === 0) throw new ValidationError(field, 'must contain at least one word (letters or digits)');
   if (words.length > MAX_QUERY_WORDS) throw new ValidationError(field, `must have at most ${MAX_QUERY_WORDS} words (got ${words.length})`);
   const long = words.find((word) => [...word].length > MAX_WORD_CHARACTERS);

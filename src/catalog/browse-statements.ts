@@ -199,7 +199,7 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
  * only, checked before): each word stemmed as the documents were
  * (english); a stem the documents have is searched as it is; the last word
  * also as a prefix (as you type); a stem no document has is replaced by the
- * most similar lexeme of the documents that is not a bare number (pg_trgm
+ * most similar word of the documents (letters and digits, not a bare number: pg_trgm
  * similarity at least TYPO_SIMILARITY), or left as it is (it then matches
  * nothing; so is a bare number: digits are not typos). Stop words
  * are dropped, and so are the commonest words past SEARCH_POSTINGS_SHARE.
@@ -256,9 +256,10 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
         (CASE
           WHEN EXISTS (SELECT 1 FROM search_lexemes l WHERE l.lexeme = stem) THEN stem
           WHEN last AND EXISTS (SELECT 1 FROM search_lexemes l WHERE l.lexeme > stem AND l.lexeme < stem || chr(1114111) AND starts_with(l.lexeme, stem)) THEN stem
-          -- A bare number is taken as it is; anything else is corrected to a lexeme that is not a bare number (the partial trigram index, migration 20261129010000).
+          -- A bare number is taken as it is; anything else is corrected to a word of letters and digits that is not a bare number
+          -- (not a compound, URL or address: the partial trigram index, migration 20261129040000).
           WHEN stem ~ '^[0-9]+$' THEN stem
-          ELSE coalesce((SELECT near.lexeme FROM (SELECT l.lexeme FROM search_lexemes l WHERE l.lexeme !~ '^[0-9]+$' ORDER BY l.lexeme <-> stem, l.lexeme LIMIT 1) near
+          ELSE coalesce((SELECT near.lexeme FROM (SELECT l.lexeme FROM search_lexemes l WHERE l.lexeme ~ '^[[:alnum:]]+$' AND l.lexeme !~ '^[0-9]+$' ORDER BY l.lexeme <-> stem, l.lexeme LIMIT 1) near
                          WHERE similarity(near.lexeme, stem) >= ${TYPO_SIMILARITY}), stem)
         END,
         last AND (EXISTS (SELECT 1 FROM search_lexemes l WHERE l.lexeme = stem)

@@ -374,7 +374,7 @@ describe('search', () => {
     const spread = Array.from({ length: PREFIX_EXPANSION + 1 }, (_, i) => `zqv${'abcdefghijklmnop'.slice(i, i + 3)}x`).join(' ');
     const { id } = await catalogue.direct.one<{ id: number }>(`
       INSERT INTO products (name, slogan, description, category, default_price)
-      VALUES ('Prefix Probe', 'Qwuxing-gear for o''neil', $1, 'Probes', 10) RETURNING id`, [spread]);
+      VALUES ('Prefix Probe', 'Qwuxing-gear for o''neil, mail zqxv@zqxvmail.example', $1 || ' Ωμέγα', 'Probes', 10) RETURNING id`, [spread]);
     try {
       const many = await searchAll('zqv');
       expect(many.searched).toBe(`'zqv':*`);
@@ -383,11 +383,15 @@ describe('search', () => {
       expect(one.searched).toBe(`'zqvabcx'`);
       expect(one.edges.map((e) => Number(e.node.id))).toEqual([id]);
       // "Qwuxing-gear" is the lexemes 'qwuxing-gear', 'qwux' and 'gear': only the compound starts with "qwuxi".
-      for (const word of ['qwuxi', 'neil', 'o']) {
+      // Capitals are Postgres's to lower-case, as it did the documents (under a C ctype "Ωμέγα" stays as it is).
+      for (const word of ['qwuxi', 'neil', 'o', 'Ωμέγα']) {
         const found = await searchAll(`probe ${word}`);
         expect(new Set(found.edges.map((e) => Number(e.node.id))), `${word}: ${found.searched}`).toEqual(await referenceSearch(['probe', word]));
         expect(found.edges.map((e) => Number(e.node.id))).toContain(id);
       }
+      // A misspelt word is corrected to a word, never to an address the documents hold.
+      const typo = await searchAll('zqxvmial');
+      expect(typo.searched ?? '').not.toContain('@');
     } finally {
       await catalogue.direct.rows('DELETE FROM products WHERE id = $1', [id]);
     }

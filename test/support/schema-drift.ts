@@ -31,7 +31,7 @@ const IGNORED_TABLES = new Set(['_prisma_migrations']);
 // a migration and named here with why; any other is a difference.
 const MIGRATION_ONLY_INDEXES = new Map([
   ['product_browse_document_sample_idx', 'the 1/64 sample of the search documents that search facets estimate from (docs/browse.md)'],
-  ['search_lexemes_word_trgm_idx', 'the typo lookup\'s trigram index over the lexemes that are not bare numbers (docs/browse.md)'],
+  ['search_lexemes_word_trgm_idx', 'the typo lookup\'s trigram index over plain words: letters and digits, not bare numbers (docs/browse.md)'],
 ]);
 
 // Postgres truncates identifiers to 63 bytes, and Prisma shortens its default
