@@ -505,7 +505,10 @@ function searchFacetsStatement(filter: BrowseFilter, searched: Resolved): Browse
   const weight = 'round(count(*) * (SELECT scale FROM sampled))::bigint';
   const count = countOver(filter, params, ['onSale', 'inStock'], weight);
   const sizeWhere = conditions(filter, params, ['sizes', 'onSale', 'inStock']);
-  const sizes = `SELECT 'size', size, ${weight} FROM m b CROSS JOIN unnest(b.sizes) AS size ${whereClause(sizeWhere)} GROUP BY size`;
+  // Matches grouped by their set of sizes first: a few hundred sets to
+  // unnest, not every match's sizes (8,688 for "summer"'s 1,546 sampled matches).
+  const sizes = `SELECT 'size', size, round(sum(g.n) * (SELECT scale FROM sampled))::bigint
+    FROM (SELECT b.sizes, count(*) AS n FROM m b ${whereClause(sizeWhere)} GROUP BY b.sizes) g CROSS JOIN unnest(g.sizes) AS size GROUP BY size`;
   const text = `
     WITH s AS MATERIALIZED (
       SELECT b.category, b.price, b.sizes, (b.ctid::text::point)[0] AS block
