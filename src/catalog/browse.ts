@@ -79,7 +79,7 @@ export class CatalogBrowse {
   async page(filter: BrowseFilter, order: BrowseOrder, first: number, after: string | undefined, extras: PageExtras = {}): Promise<Page> {
     const ordering = orderingOf(order);
     const position: Position | undefined = after === undefined ? undefined : decodeCursor(after, ordering);
-    const rows = await this.run<Row>(pageStatement(filter, order, position, first + 1, { styles: extras.styles }));
+    const rows = await this.run<Row>(pageStatement(filter, order, position, first + 1, extras));
     const { edges, hasNextPage } = CatalogBrowse.edges(rows, first, ordering);
     return { edges: edges.map(({ cursor, node }) => ({ cursor, node })), hasNextPage };
   }

@@ -11,8 +11,7 @@ export type Variables = Record<string, unknown>;
  * ever acted on beyond refusing earlier).
  */
 export function operationVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, sent: Variables | null | undefined): Variables {
-  const { coerced } = getVariableValues(schema, operation.variableDefinitions ?? [], sent ?? {}, { maxErrors: 1 });
-  return coerced ?? sent ?? {};
+  return coercedVariables(schema, operation, sent) ?? sent ?? {};
 }
 
 /** The coerced variables, or undefined when they do not coerce (execution refuses the request with its own error). */
