@@ -120,6 +120,12 @@ export interface Config {
   cache: boolean;
   cacheTtlSeconds: number;
   cachePrefix: string;
+  /**
+   * Bytes of the local tier each instance keeps in front of Redis (entries it
+   * served from Redis, answered again without a round trip); 0: none. Only
+   * with Redis and the change feed, which keeps it as fresh as Redis.
+   */
+  cacheLocalBytes: number;
   /** Run only the operations of the codegen persisted-documents manifest. */
   trustedDocuments: boolean;
   /** How long persisted query hashes are kept (APQ). */
@@ -472,6 +478,7 @@ export function loadConfig(env: Env = process.env): Config {
     cache: read.oneOf('CACHE', 'on', ['on', 'off'] as const) === 'on',
     cacheTtlSeconds: read.integer('CACHE_TTL_SECONDS', 300, 1, 7 * 24 * 3600),
     cachePrefix: read.string('CACHE_PREFIX', 'catalogue:'),
+    cacheLocalBytes: read.integer('CACHE_LOCAL_MB', 64, 0, 65_536) * 1024 * 1024,
     redisTimeoutMs: read.integer('REDIS_TIMEOUT_MS', 100, 5, 10_000),
     changeFeed: false,
     changeFeedDatabaseUrl: read.optionalUrl('CHANGE_FEED_DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -531,6 +538,11 @@ export function loadConfig(env: Env = process.env): Config {
   config.changeFeed = changeFeed === 'auto' ? config.redis !== undefined || config.workers > 1 : changeFeed === 'on';
   if (!config.changeFeed && config.changeFeedDatabaseUrl !== undefined) {
     read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with neither REDIS_URL, REDIS_SENTINELS nor WORKERS > 1' : ''}): set CHANGE_FEED=on or remove it`);
+  }
+  if (read.has('CACHE_LOCAL_MB') && config.cacheLocalBytes > 0 && (config.redis === undefined || !config.changeFeed)) {
+    read.problems.push(config.redis === undefined
+      ? 'CACHE_LOCAL_MB is set but there is no Redis (REDIS_URL or REDIS_SENTINELS): without one the whole cache is in process already; remove it'
+      : `CACHE_LOCAL_MB is set but the change feed is off (CHANGE_FEED=${changeFeed}): the local tier would not hear other instances' writes; set CHANGE_FEED=on or CACHE_LOCAL_MB=0`);
   }
   if (config.databasePooler === 'transaction') {
     if (config.databaseUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_URL (the pooler): the embedded Postgres has none');

@@ -1,5 +1,6 @@
 // The response cache the configuration asks for: Redis shared by every
-// instance with REDIS_URL or REDIS_SENTINELS, else in-process; none with CACHE=off.
+// instance with REDIS_URL or REDIS_SENTINELS (with a local tier in front of it,
+// CACHE_LOCAL_MB, when the change feed is on), else in-process; none with CACHE=off.
 // With the change feed (CHANGE_FEED), it also follows every instance's
 // committed writes heard through Postgres.
 import type { Config } from '../config.ts';
@@ -15,5 +16,5 @@ export function createResponseCache(config: Config, warn: (message: string, erro
   const store = config.redis
     ? new RedisStore({ target: config.redis, prefix: config.cachePrefix, timeoutMs: config.redisTimeoutMs, onError: (error) => log('Redis connection problem', error) })
     : new MemoryStore();
-  return new ResponseCache(store, { ttlSeconds: config.cacheTtlSeconds, warn: log, feed });
+  return new ResponseCache(store, { ttlSeconds: config.cacheTtlSeconds, warn: log, feed, localBytes: config.cacheLocalBytes });
 }

@@ -58,6 +58,12 @@ export class RedisStore implements CacheStore {
     return (await this.run(() => this.client.get(`${this.prefix}r:${key}`))) ?? undefined;
   }
 
+  async getWithGeneration(key: string): Promise<{ value: string | undefined; generation: number }> {
+    // MGET: one command, so no invalidation falls between the two reads.
+    const [value, generation] = await this.run(() => this.client.mget(`${this.prefix}r:${key}`, `${this.prefix}generation`));
+    return { value: value ?? undefined, generation: Number(generation ?? 0) };
+  }
+
   async counter(name: string): Promise<number> {
     return Number((await this.run(() => this.client.get(`${this.prefix}c:${name}`))) ?? 0);
   }

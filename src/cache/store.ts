@@ -4,6 +4,11 @@ export interface CacheStore {
   readonly kind: 'memory' | 'redis';
   get(key: string): Promise<string | undefined>;
   /**
+   * The entry and the invalidation counter (`generation`) read together, in
+   * one step: a shared store has it, for a local tier in front of it.
+   */
+  getWithGeneration?(key: string): Promise<{ value: string | undefined; generation: number }>;
+  /**
    * The store's invalidation counter: every invalidation, by any instance,
    * moves it. A response read from Postgres is stored only if the counter has
    * not moved since before the read (see `set`'s `ifGeneration`).
@@ -21,7 +26,10 @@ export interface CacheStore {
 
 /** Counters for operators (and the metrics endpoint, later). */
 export interface CacheStats {
+  /** Every hit, wherever it was found. */
   hits: number;
+  /** Hits found in this instance's local tier in front of Redis (CACHE_LOCAL_MB), without a round trip. */
+  localHits: number;
   misses: number;
   /** Store operations that failed (Redis down or slow) and fell back to Postgres. */
   errors: number;
@@ -31,4 +39,6 @@ export interface CacheStats {
   unheard: number;
   /** The change feed: listening, reconnecting (the cache serves nothing meanwhile), or off. */
   readonly changeFeed: 'listening' | 'reconnecting' | 'off';
+  /** The local tier's size now, when there is one. */
+  readonly local: { entries: number; bytes: number } | undefined;
 }

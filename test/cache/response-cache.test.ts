@@ -149,3 +149,205 @@ describe('response cache with a change feed', () => {
     expect(await reader.lookup('k')).toBeUndefined();
   });
 });
+
+describe('local tier in front of a shared store', () => {
+  class FakeFeed {
+    listening = true;
+    time = 1_000_000;
+    now(): number { return this.time; }
+  }
+  /** A shared store (as Redis) that counts reads and can hold one back. */
+  const setup = (localBytes = 1 << 20) => {
+    const feed = new FakeFeed();
+    const memory = new MemoryStore();
+    const counts = { gets: 0 };
+    let held: Promise<void> | undefined;
+    const store: CacheStore = {
+      kind: 'redis',
+      get: async (key) => {
+        counts.gets++;
+        const value = await memory.get(key);
+        await held;
+        return value;
+      },
+      getWithGeneration: async (key) => {
+        counts.gets++;
+        const [value, generation] = [await memory.get(key), await memory.generation()];
+        await held;
+        return { value, generation };
+      },
+      generation: () => memory.generation(),
+      set: (...args) => memory.set(...args),
+      counter: (name) => memory.counter(name),
+      bump: (name) => memory.bump(name),
+      invalidate: (tags) => memory.invalidate(tags),
+      close: () => memory.close(),
+    };
+    const cache = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed, localBytes });
+    const hold = () => {
+      let release!: () => void;
+      held = new Promise((r) => { release = r; });
+      return () => { held = undefined; release(); };
+    };
+    return { feed, cache, counts, memory, hold };
+  };
+  const settle = () => new Promise((r) => setTimeout(r, 5));
+  const stored = async (cache: ResponseCache, key: string, value = response) => {
+    cache.save(key, value, await cache.begin());
+    await settle();
+  };
+
+  it('a second hit is answered locally, without asking the store', async () => {
+    const { cache, counts } = setup();
+    await stored(cache, 'k');
+    expect((await cache.lookup('k'))?.body).toBe(response.body);
+    expect(counts.gets).toBe(1);
+    expect((await cache.lookup('k'))?.body).toBe(response.body);
+    expect((await cache.fetch('k', async () => { throw new Error('not read'); })).hit).toBe(true);
+    expect(counts.gets).toBe(1);
+    expect(cache.stats).toMatchObject({ hits: 3, localHits: 2, local: { entries: 1 } });
+  });
+
+  it('an invalidation by another instance, not heard yet: the local copy is not served (the store\'s counter moved)', async () => {
+    const { cache, counts, memory } = setup();
+    await stored(cache, 'k');
+    await cache.lookup('k');
+    expect(await cache.lookup('k')).toBeDefined();
+    expect(cache.stats.localHits).toBe(1);
+    await memory.invalidate(['p:1']); // another instance's write, acknowledged; its notification not here yet
+    expect(await cache.lookup('k')).toBeUndefined();
+    expect(counts.gets).toBe(2);
+    expect(cache.stats.localHits).toBe(1);
+  });
+
+  it('an unrelated invalidation elsewhere: the entry is fetched again once, then served locally', async () => {
+    const { cache, counts, memory } = setup();
+    await stored(cache, 'k');
+    await cache.lookup('k');
+    await memory.invalidate(['p:2']);
+    expect(await cache.lookup('k')).toBeDefined();
+    expect(await cache.lookup('k')).toBeDefined();
+    expect(counts.gets).toBe(2);
+    expect(cache.stats.localHits).toBe(1);
+  });
+
+  it('the store not answering the turn\'s check: no local hit, counted as a store error', async () => {
+    const { cache, memory } = setup();
+    await stored(cache, 'k');
+    await cache.lookup('k');
+    memory.generation = async () => { throw new Error('Redis down'); };
+    expect(await cache.lookup('k')).toBeUndefined();
+    expect(cache.stats.errors).toBe(1);
+  });
+
+  it('a heard change drops the local copy, and the store\'s old entry is refused', async () => {
+    const { feed, cache, counts } = setup();
+    await stored(cache, 'k');
+    await stored(cache, 'other', { ...response, tags: ['p:2'] });
+    await cache.lookup('k');
+    await cache.lookup('other');
+    feed.time += 1_000;
+    cache.heard(['p:1']);
+    expect(cache.stats.local?.entries).toBe(1);
+    expect(await cache.lookup('k')).toBeUndefined();
+    expect(cache.stats.refused).toBe(1);
+    expect(counts.gets).toBe(3);
+    expect(await cache.lookup('other')).toBeDefined();
+    expect(counts.gets).toBe(3);
+  });
+
+  it('its own invalidation drops the local copy at once, before the feed tells it', async () => {
+    const { cache, counts } = setup();
+    await stored(cache, 'k');
+    await cache.lookup('k');
+    await cache.invalidate(['p:1']);
+    expect(await cache.lookup('k')).toBeUndefined();
+    expect(counts.gets).toBe(2);
+    expect(cache.stats.localHits).toBe(0);
+  });
+
+  it('nothing is read, locally or not, while its own invalidation has not reached the store', async () => {
+    const { cache, counts, memory } = setup();
+    await stored(cache, 'k');
+    await cache.lookup('k');
+    memory.invalidate = async () => { throw new Error('Redis down'); };
+    await cache.invalidate(['p:1']);
+    // Nothing is read while the invalidation is pending, locally or not.
+    expect(await cache.lookup('k')).toBeUndefined();
+    expect(cache.stats.localHits).toBe(0);
+    expect(counts.gets).toBe(1);
+    await cache.close();
+  });
+
+  it('an entry the store returns after an invalidation began is served to that request but not kept', async () => {
+    const { cache, counts, hold } = setup();
+    await stored(cache, 'k');
+    const release = hold();
+    const reading = cache.lookup('k');      // the store's answer is on its way (the old entry)
+    await new Promise((r) => setImmediate(r));
+    expect(counts.gets).toBe(1);
+    await cache.invalidate(['p:1']);        // meanwhile a write through this instance
+    release();
+    expect((await reading)?.body).toBe(response.body);
+    expect(await cache.lookup('k')).toBeUndefined(); // asked the store again: gone there
+    expect(counts.gets).toBe(2);
+  });
+
+  it('a change heard while a local hit waits for the end of its turn: not served', async () => {
+    const { feed, cache } = setup();
+    await stored(cache, 'k');
+    await cache.lookup('k');
+    const hit = cache.lookup('k');
+    feed.time += 1_000;
+    cache.heard(['p:1']);
+    expect(await hit).toBeUndefined();
+    expect(cache.stats.localHits).toBe(0);
+  });
+
+  it('a reconnected feed drops every local copy; nothing is served locally while it is not listening', async () => {
+    const { feed, cache, counts } = setup();
+    await stored(cache, 'k');
+    await cache.lookup('k');
+    feed.listening = false;
+    expect(await cache.lookup('k')).toBeUndefined();
+    feed.time += 1_000;
+    cache.heardEverything();
+    feed.listening = true;
+    expect(cache.stats.local).toEqual({ entries: 0, bytes: 0 });
+    expect(await cache.lookup('k')).toBeUndefined();
+    expect(counts.gets).toBe(2);
+  });
+
+  it('a local copy is not served beyond the TTL of its read', async () => {
+    const { feed, cache, counts } = setup();
+    await stored(cache, 'k');
+    await cache.lookup('k');
+    feed.time += 61_000;
+    expect(await cache.lookup('k')).toBeUndefined();
+    expect(counts.gets).toBe(2);
+    expect(cache.stats.local?.entries).toBe(0);
+  });
+
+  it('holds at most its size, dropping the least recently used', async () => {
+    const body = 'x'.repeat(1_000);
+    const { cache } = setup(2_600); // two entries of 1,000 bytes and the allowance, not three
+    for (const key of ['a', 'b', 'c']) {
+      await stored(cache, key, { ...response, body });
+      await cache.lookup(key);
+    }
+    expect(cache.stats.local).toEqual({ entries: 2, bytes: 2 * 1_256 });
+    // A body weighs its UTF-8 bytes: two characters of Greek are four.
+    const { cache: greek } = setup(1 << 20);
+    await stored(greek, 'g', { ...response, body: 'Ωμ' });
+    await greek.lookup('g');
+    expect(greek.stats.local?.bytes).toBe(4 + 256);
+  });
+
+  it('is not used without a feed, nor in front of the in-process store', async () => {
+    const plain = new ResponseCache(new MemoryStore(), { ttlSeconds: 60, warn: quiet, feed: new FakeFeed(), localBytes: 1 << 20 });
+    expect(plain.stats.local).toBeUndefined();
+    const { memory } = setup();
+    const unheard = new ResponseCache({ ...memory, kind: 'redis', get: (k) => memory.get(k), generation: () => memory.generation(), set: (...a) => memory.set(...a), counter: (n) => memory.counter(n), bump: (n) => memory.bump(n), invalidate: (t) => memory.invalidate(t), close: () => memory.close() }, { ttlSeconds: 60, warn: quiet, localBytes: 1 << 20 });
+    expect(unheard.stats.local).toBeUndefined();
+  });
+});

@@ -1,6 +1,7 @@
 // Both stores keep the same contract: get/set, expiry, and invalidation by tag
 // that drops exactly the tagged entries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TaggedLru } from '../../src/cache/tagged-lru.ts';
 import { MemoryStore } from '../../src/cache/memory-store.ts';
 import { RedisStore } from '../../src/cache/redis-store.ts';
 import type { CacheStore } from '../../src/cache/store.ts';
@@ -82,6 +83,38 @@ describe('memory store', () => {
     expect(await store.get('b')).toBeUndefined();
     expect(await store.get('a')).toBe('A');
     expect(await store.get('c')).toBe('C');
+  });
+});
+
+describe('tagged LRU (second chance)', () => {
+  it('keeps what was used since it was last passed over, by weight; never stores one entry heavier than the limit', () => {
+    const lru = new TaggedLru<string>(10, (value) => value.length);
+    lru.set('a', 'aaaa', ['p:1']);
+    lru.set('b', 'bbbb', ['p:2']);
+    lru.get('a');
+    lru.set('c', 'cccc', ['p:1']); // 12 > 10: b goes (a was used), not a
+    expect([lru.get('a'), lru.get('b'), lru.get('c')]).toEqual(['aaaa', undefined, 'cccc']);
+    expect(lru.weight).toBe(8);
+    expect(lru.set('d', 'x'.repeat(11), [])).toBe(false);
+    expect(lru.size).toBe(2);
+    // Both used since: the one passed over first goes after its second chance, never the new one.
+    lru.set('e', 'eeee', []);
+    expect([lru.get('a'), lru.get('c'), lru.get('e')]).toEqual(['aaaa', undefined, 'eeee']);
+  });
+
+  it('drops by tag, and refuses a value read before an invalidation', () => {
+    const lru = new TaggedLru<string>(100);
+    lru.set('a', 'A', ['p:1', 'listing']);
+    lru.set('b', 'B', ['p:2']);
+    const generation = lru.generation;
+    lru.invalidate(['p:1']);
+    expect([lru.get('a'), lru.get('b')]).toEqual([undefined, 'B']);
+    expect(lru.set('a', 'old A', ['p:1'], generation)).toBe(false);
+    expect(lru.set('a', 'new A', ['p:1'], lru.generation)).toBe(true);
+    lru.invalidate(['listing']);
+    expect(lru.get('a')).toBe('new A'); // its tags are the new entry's
+    lru.clear();
+    expect([lru.size, lru.weight]).toEqual([0, 0]);
   });
 });
 

@@ -1,10 +1,13 @@
 // Two real server processes (`node src/main.ts`) on one Postgres and one
 // Redis: a write through one is read back at once through the other, over
-// REST and GraphQL; unrelated entries stay cached.
+// REST and GraphQL; unrelated entries stay cached. Each keeps a local tier in
+// front of Redis (CACHE_LOCAL_MB's default): B answers from it, and still
+// never serves what A's acknowledged write replaced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
-import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
+import { HEARD_MARGIN_MS } from '../../src/cache/response-cache.ts';
+import { ADMIN_HEADERS, startApiProcess, type ApiProcess } from '../support/api-process.ts';
 
 const startProcess = (env: Record<string, string>) => startApiProcess(env, { health: (health) => health.cache?.store === 'redis' });
 
@@ -31,6 +34,8 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
     return { status: response.status, cache: response.headers.get('x-cache'), body: await response.json() as Record<string, unknown> };
   };
   const settle = () => new Promise((r) => setTimeout(r, 100));
+  const cacheStats = async (server: { url: string }) =>
+    ((await (await fetch(`${server.url}/healthz`, { headers: ADMIN_HEADERS })).json()) as { cache: { hits: number; localHits: number } }).cache;
 
   it('REST: a write through A is read back at once through B; an unrelated entry stays cached', async () => {
     await get(b, '/products/5');
@@ -53,4 +58,26 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
     const read = await query(b, '{ product(id: "7") { defaultPrice } }');
     expect(read.body.data.product.defaultPrice).toBe('7.77');
   });
+
+  it('B answers from its local tier, and never with what an acknowledged write through A replaced (100 writes)', async () => {
+    const before = await cacheStats(b);
+    let stale = 0;
+    let localBefore = 0;
+    for (let i = 0; i < 100; i++) {
+      // Entries read within HEARD_MARGIN_MS of a heard change are not served: wait that out.
+      await new Promise((r) => setTimeout(r, HEARD_MARGIN_MS + 10));
+      // B's copy: read from Postgres, then from Redis (kept locally), then locally.
+      for (let read = 0; read < 3; read++) await get(b, '/products/8');
+      const name = `Eight ${i}`;
+      const put = await fetch(`${a.url}/products/8`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ name }) });
+      expect(put.status).toBe(200);
+      const read = await get(b, '/products/8');
+      if (read.body.name !== name) stale++;
+      if (i === 0) localBefore = (await cacheStats(b)).localHits - before.localHits;
+    }
+    const after = await cacheStats(b);
+    expect(localBefore).toBeGreaterThan(0);
+    expect(after.localHits - before.localHits).toBeGreaterThanOrEqual(100);
+    expect(stale).toBe(0);
+  }, 60_000);
 });

@@ -28,3 +28,25 @@ describe('change feed configuration', () => {
     ]);
   });
 });
+
+describe('local tier configuration (CACHE_LOCAL_MB)', () => {
+  it('64 MB by default, 0 for none, in bytes', () => {
+    expect(loadConfig({}).cacheLocalBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379', CACHE_LOCAL_MB: '0' }).cacheLocalBytes).toBe(0);
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379', CACHE_LOCAL_MB: '256' }).cacheLocalBytes).toBe(256 * 1024 * 1024);
+    // Unset, it is simply unused where it cannot apply.
+    expect(problems({ REDIS_URL: 'redis://cache:6379', CHANGE_FEED: 'off' })).toEqual([]);
+  });
+
+  it('reports a bad value, and a size set where no local tier can be kept fresh', () => {
+    expect(problems({ REDIS_URL: 'redis://cache:6379', CACHE_LOCAL_MB: '-1' })).toEqual(['CACHE_LOCAL_MB must be an integer from 0 to 65536 (got "-1")']);
+    expect(problems({ REDIS_URL: 'redis://cache:6379', CACHE_LOCAL_MB: '64MB' })).toEqual(['CACHE_LOCAL_MB must be an integer from 0 to 65536 (got "64MB")']);
+    expect(problems({ CACHE_LOCAL_MB: '64' })).toEqual([
+      'CACHE_LOCAL_MB is set but there is no Redis (REDIS_URL or REDIS_SENTINELS): without one the whole cache is in process already; remove it',
+    ]);
+    expect(problems({ REDIS_URL: 'redis://cache:6379', CHANGE_FEED: 'off', CACHE_LOCAL_MB: '64' })).toEqual([
+      'CACHE_LOCAL_MB is set but the change feed is off (CHANGE_FEED=off): the local tier would not hear other instances\' writes; set CHANGE_FEED=on or CACHE_LOCAL_MB=0',
+    ]);
+    expect(problems({ REDIS_URL: 'redis://cache:6379', CHANGE_FEED: 'off', CACHE_LOCAL_MB: '0' })).toEqual([]);
+  });
+});
