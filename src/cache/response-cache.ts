@@ -199,7 +199,7 @@ export class ResponseCache {
     // The turn's hits are answered together, as Redis's pipelined replies
     // are: their responses go out in one burst of writes. Answered one by
     // one, each write to a waiting client paid its wake-up (measured on the
-    // hot-set REST hit: 73-77 µs of Node CPU a request then, 38-59 at the
+    // hot-set REST hit: 71-79 µs of Node CPU a request then, 38-59 at the
     // end of the turn).
     const generation = await this.storeGenerationNow();
     if (generation !== entry.storeGeneration || !this.usable || local.get(key) !== entry) return undefined;
