@@ -142,6 +142,10 @@ export class ResponseCache {
     const localBytes = options.localBytes ?? 0;
     this.local = feed && localBytes > 0 && store.getWithGeneration ? new TaggedLru(localBytes, localWeight) : undefined;
     const local = this.local;
+    // Redis back after losing the connection may be another Redis (a failover,
+    // a restart without its data) whose invalidation counter can repeat
+    // values: nothing fetched before is trusted.
+    if (local && store instanceof RedisStore) store.client.on('ready', () => local.clear());
     this.stats = {
       hits: 0, localHits: 0, misses: 0, errors: 0, refused: 0, unheard: 0,
       get changeFeed() { return feed ? (feed.listening ? 'listening' : 'reconnecting') : 'off'; },

@@ -71,6 +71,24 @@ describe('response cache generations', () => {
       await redis?.stop();
     });
 
+    it('local tier: a reconnection to Redis drops every local entry (the counter may repeat on another Redis)', async () => {
+      const store = new RedisStore({ target: { url: redis.url }, prefix: `loc${Date.now()}:`, timeoutMs: 200 });
+      const cache = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed: { listening: true, now: () => Date.now() }, localBytes: 1 << 20 });
+      try {
+        for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+        cache.save('k', response, await cache.begin());
+        await new Promise((r) => setTimeout(r, 50));
+        expect(await cache.lookup('k')).toBeDefined();
+        expect(await cache.lookup('k')).toBeDefined();
+        expect(cache.stats).toMatchObject({ localHits: 1, local: { entries: 1 } });
+        await store.client.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'no').catch(() => {}); // its own connection too
+        for (let i = 0; i < 100 && cache.stats.local?.entries !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(cache.stats.local?.entries).toBe(0);
+      } finally {
+        await cache.close();
+      }
+    });
+
     it('an invalidation by another instance during the read keeps the old response out', async () => {
       const prefix = `gen${Date.now()}:`;
       const make = () => new ResponseCache(new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet });
