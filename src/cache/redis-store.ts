@@ -22,7 +22,18 @@ for i = 3, #KEYS do
 end
 return 1`;
 
-const INVALIDATE_SCRIPT = `
+// The counter, started when absent (never set, flushed, evicted) at the
+// server's clock in microseconds rather than at 0: a counter that was lost
+// then never comes back to a value it had (a local tier trusts an entry while
+// the counter still shows the value it was fetched at). INCR counts one an
+// invalidation, far fewer than one a microsecond.
+const START_COUNTER = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  local now = redis.call('TIME')
+  redis.call('SET', KEYS[1], now[1] .. string.format('%06d', tonumber(now[2])))
+end`;
+
+const INVALIDATE_SCRIPT = `${START_COUNTER}
 redis.call('INCR', KEYS[1])
 for i = 2, #KEYS do
   local members = redis.call('SMEMBERS', KEYS[i])
@@ -48,6 +59,7 @@ export class RedisStore implements CacheStore {
     this.client = connectRedis({ ...options, autoPipelining: true });
     this.client.defineCommand('cacheSet', { lua: SET_SCRIPT });
     this.client.defineCommand('cacheInvalidate', { lua: INVALIDATE_SCRIPT });
+    this.client.defineCommand('cacheCounter', { numberOfKeys: 1, lua: `${START_COUNTER}\nreturn redis.call('GET', KEYS[1])` });
   }
 
   private run<T>(command: () => Promise<T>): Promise<T> {
@@ -62,6 +74,15 @@ export class RedisStore implements CacheStore {
     // MGET: one command, so no invalidation falls between the two reads.
     const [value, generation] = await this.run(() => this.client.mget(`${this.prefix}r:${key}`, `${this.prefix}generation`));
     return { value: value ?? undefined, generation: Number(generation ?? 0) };
+  }
+
+  async checkGeneration(): Promise<number> {
+    const key = `${this.prefix}generation`;
+    // A plain GET (cheaper for Redis than a script) unless the counter is absent.
+    const value = await this.run(() => this.client.get(key));
+    if (value !== null) return Number(value);
+    const client = this.client as Redis & { cacheCounter(key: string): Promise<string> };
+    return Number(await this.run(() => client.cacheCounter(key)));
   }
 
   async counter(name: string): Promise<number> {

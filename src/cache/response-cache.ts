@@ -73,10 +73,14 @@ export const HEARD_MARGIN_MS = 50;
 /** More remembered changes than this: remember one moment for all instead. */
 const MAX_HEARD_TAGS = 100_000;
 
-/** A local copy of a Redis entry, and Redis's invalidation counter when it was fetched. */
-interface LocalEntry { stored: StoredResponse; storeGeneration: number }
-/** What a local entry weighs against CACHE_LOCAL_MB: its body's UTF-8 bytes and an allowance for the rest (head, key, tags, map slots). */
-const localWeight = ({ stored }: LocalEntry) => Buffer.byteLength(stored.body) + 256;
+/** A local copy of a Redis entry, Redis's invalidation counter when it was fetched, and what it weighs against CACHE_LOCAL_MB. */
+interface LocalEntry { stored: StoredResponse; storeGeneration: number; weight: number }
+/** Longer keys (a URL or variables padded to make entries) are not kept locally. */
+const MAX_LOCAL_KEY_LENGTH = 2_048;
+/** V8 keeps a string in one byte a character when every character fits, else two. */
+const stringBytes = (text: string) => text.length * (/[^\u0000-\u00ff]/.test(text) ? 2 : 1);
+/** The memory a local entry holds: the entry as Redis gave it (the body is a slice of it), its key, and an allowance for the rest (tags, objects, map slots). */
+const localWeight = (key: string, raw: string) => stringBytes(raw) + stringBytes(key) + 256;
 
 /** A response read from Postgres, waiting to be stored: the store's generation and when the read began. */
 export interface CacheToken {
@@ -140,7 +144,7 @@ export class ResponseCache {
     this.feed = options.feed;
     const feed = options.feed;
     const localBytes = options.localBytes ?? 0;
-    this.local = feed && localBytes > 0 && store.getWithGeneration ? new TaggedLru(localBytes, localWeight) : undefined;
+    this.local = feed && localBytes > 0 && store.getWithGeneration && store.checkGeneration ? new TaggedLru(localBytes, (entry) => entry.weight) : undefined;
     const local = this.local;
     // Redis back after losing the connection may be another Redis (a failover,
     // a restart without its data) whose invalidation counter can repeat
@@ -187,7 +191,7 @@ export class ResponseCache {
   private storeGenerationNow(): Promise<number> {
     return this.turnCheck ??= new Promise((resolve, reject) => setImmediate(() => {
       this.turnCheck = undefined;
-      this.store.generation().then(resolve, reject);
+      this.store.checkGeneration!().then(resolve, reject);
     }));
   }
 
@@ -249,8 +253,12 @@ export class ResponseCache {
         this.stats.refused++;
         return undefined;
       }
-      // Unless a change was heard or an invalidation made while Redis answered.
-      this.local?.set(key, { stored, storeGeneration: generation }, stored.tags, localGeneration);
+      if (this.local && key.length <= MAX_LOCAL_KEY_LENGTH) {
+        // Unless a change was heard or an invalidation made while Redis
+        // answered. Not while Redis has no counter (0): it is started for next time.
+        if (generation > 0) this.local.set(key, { stored, storeGeneration: generation, weight: localWeight(key, raw) }, stored.tags, localGeneration);
+        else this.store.checkGeneration!().catch(() => { /* a read will say */ });
+      }
       return stored;
     } catch (error) {
       this.failed('read', error);

@@ -9,6 +9,12 @@ export interface CacheStore {
    */
   getWithGeneration?(key: string): Promise<{ value: string | undefined; generation: number }>;
   /**
+   * The invalidation counter, started first if it is absent (0 from
+   * `generation` and `getWithGeneration`) at a value it never had before: a
+   * shared store has it, for a local tier's checks.
+   */
+  checkGeneration?(): Promise<number>;
+  /**
    * The store's invalidation counter: every invalidation, by any instance,
    * moves it. A response read from Postgres is stored only if the counter has
    * not moved since before the read (see `set`'s `ifGeneration`).

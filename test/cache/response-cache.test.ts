@@ -33,12 +33,14 @@ function sharedStore(memory: MemoryStore, counts = { gets: 0 }, held: () => Prom
       await held();
       return value;
     },
+    // The counter as Redis keeps it: never 0 once started (here: from the start).
     getWithGeneration: async (key) => {
       counts.gets++;
       const [value, generation] = [await memory.get(key), await memory.generation()];
       await held();
-      return { value, generation };
+      return { value, generation: generation + 1_000 };
     },
+    checkGeneration: async () => (await memory.generation()) + 1_000,
     generation: () => memory.generation(),
     set: (...args) => memory.set(...args),
     counter: (name) => memory.counter(name),
@@ -72,12 +74,18 @@ describe('response cache generations', () => {
     });
 
     it('local tier: a reconnection to Redis drops every local entry (the counter may repeat on another Redis)', async () => {
-      const store = new RedisStore({ target: { url: redis.url }, prefix: `loc${Date.now()}:`, timeoutMs: 200 });
+      const prefix = `loc${Date.now()}:`;
+      const store = new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 });
       const cache = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed: { listening: true, now: () => Date.now() }, localBytes: 1 << 20 });
       try {
         for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
         cache.save('k', response, await cache.begin());
         await new Promise((r) => setTimeout(r, 50));
+        // No counter in Redis yet: fetched, not kept, and the counter started.
+        expect(await cache.lookup('k')).toBeDefined();
+        expect(cache.stats.local?.entries).toBe(0);
+        await new Promise((r) => setTimeout(r, 50));
+        expect(Number(await store.client.get(`${prefix}generation`))).toBeGreaterThan(Date.now() * 1_000 - 60_000_000);
         expect(await cache.lookup('k')).toBeDefined();
         expect(await cache.lookup('k')).toBeDefined();
         expect(cache.stats).toMatchObject({ localHits: 1, local: { entries: 1 } });
@@ -86,6 +94,34 @@ describe('response cache generations', () => {
         expect(cache.stats.local?.entries).toBe(0);
       } finally {
         await cache.close();
+      }
+    });
+
+    it('local tier: a counter lost without a reconnection (FLUSHALL, eviction) starts again above every value it had', async () => {
+      const prefix = `flush${Date.now()}:`;
+      const store = new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 });
+      const writer = new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 });
+      const cache = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed: { listening: true, now: () => Date.now() }, localBytes: 1 << 20 });
+      try {
+        for (let i = 0; i < 100 && (store.client.status !== 'ready' || writer.client.status !== 'ready'); i++) await new Promise((r) => setTimeout(r, 20));
+        await writer.invalidate(['p:9']);
+        const before = await writer.generation();
+        cache.save('k', response, await cache.begin());
+        await new Promise((r) => setTimeout(r, 50));
+        await cache.lookup('k');
+        expect(await cache.lookup('k')).toBeDefined();
+        expect(cache.stats.localHits).toBe(1);
+        await writer.client.flushall();
+        // Every write since the flush, as many as before it: the counter never shows the entry's value again.
+        for (let i = 0; i < 3; i++) {
+          await writer.invalidate(['p:1']);
+          expect(await writer.generation()).toBeGreaterThan(before);
+          expect(await cache.lookup('k')).toBeUndefined();
+        }
+        expect(cache.stats.localHits).toBe(1);
+      } finally {
+        await cache.close();
+        await writer.close();
       }
     });
 
@@ -332,19 +368,25 @@ describe('local tier in front of a shared store', () => {
     expect(cache.stats.local?.entries).toBe(0);
   });
 
-  it('holds at most its size, dropping the least recently used', async () => {
+  it('holds at most its size, dropping the least recently used; weighs the entry as V8 keeps it, and its key', async () => {
     const body = 'x'.repeat(1_000);
-    const { cache } = setup(2_600); // two entries of 1,000 bytes and the allowance, not three
+    const { cache, memory } = setup(3_000); // two entries of about 1,300 bytes, not three
     for (const key of ['a', 'b', 'c']) {
       await stored(cache, key, { ...response, body });
       await cache.lookup(key);
     }
-    expect(cache.stats.local).toEqual({ entries: 2, bytes: 2 * 1_256 });
-    // A body weighs its UTF-8 bytes: two characters of Greek are four.
-    const { cache: greek } = setup(1 << 20);
+    const raw = (await memory.get('c'))!;
+    expect(cache.stats.local).toEqual({ entries: 2, bytes: 2 * (raw.length + 1 + 256) });
+    // Two characters of Greek: the whole entry takes two bytes a character.
+    const { cache: greek, memory: greekMemory } = setup(1 << 20);
     await stored(greek, 'g', { ...response, body: 'Ωμ' });
     await greek.lookup('g');
-    expect(greek.stats.local?.bytes).toBe(4 + 256);
+    expect(greek.stats.local?.bytes).toBe(2 * (await greekMemory.get('g'))!.length + 1 + 256);
+    // A key longer than 2,048 characters is not kept locally (padded URLs or variables).
+    const long = `k${'x'.repeat(2_048)}`;
+    await stored(greek, long);
+    await greek.lookup(long);
+    expect(greek.stats.local?.entries).toBe(1);
   });
 
   it('is not used without a feed, nor in front of the in-process store', async () => {
