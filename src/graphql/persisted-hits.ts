@@ -21,9 +21,9 @@ import type { ResponseCache } from '../cache/response-cache.ts';
 import { type HttpCaching, surrogateKeys } from '../http/http-caching.ts';
 import { recordOperation } from '../observability/graphql-operations.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
-import { canonicalJson } from '../util/canonical-json.ts';
 import type { KnownOperations } from './known-operations.ts';
 import { sentByGet } from './sent-operation.ts';
+import { resultCacheKey } from './response-cache-plugin.ts';
 import { earlyMediaType } from './http-status.ts';
 
 export interface PersistedHitsOptions {
@@ -64,7 +64,7 @@ export class PersistedHits {
     const units = this.options.known.unitsFor(this.options.schema, known, persisted.variables);
     if (units === undefined) return false;
     // The response cache plugin's key (response-cache-plugin.ts).
-    const cached = await cache.peek(`gql:${persisted.hash}:${persisted.operationName ?? ''}:${canonicalJson(persisted.variables)}`);
+    const cached = await cache.peek(resultCacheKey(persisted.hash, persisted.operationName, known.operation, persisted.variables));
     if (!cached) return false;
     if (access.rateLimited) {
       const decision = await access.spend(request.caller, units);

@@ -1,10 +1,10 @@
 // Caches whole GraphQL query results in the shared response cache, keyed by
-// the document's hash, the operation name and the variables, and tagged with
+// the document's hash, the operation name and the variables it declares, and tagged with
 // every product the request's loaders fetched (plus listings for list
 // queries), so a write drops exactly the results that showed what it changed.
 // Mutations, and results with errors, are never cached.
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
-import type { ExecutionResult } from 'graphql';
+import type { ExecutionResult, OperationDefinitionNode } from 'graphql';
 import type { CacheToken, ResponseCache } from '../cache/response-cache.ts';
 import { type GraphQLContext, shownTags } from './context.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
@@ -24,6 +24,21 @@ interface Shared {
  */
 function storedETags(body: string): Record<string, string> {
   return Object.fromEntries(EARLY_MEDIA_TYPES.map((type) => [type, representationETag(type, `${body}\n`)]));
+}
+
+/**
+ * The key of an operation's result: the document's hash, the operation name,
+ * and the variables it declares (others change nothing, and would let one
+ * client make any number of keys for one result: found by an outside run
+ * padding requests with an undeclared 200 KB variable).
+ */
+export function resultCacheKey(hash: string | undefined, operationName: string | undefined, operation: OperationDefinitionNode, variables: Record<string, unknown>): string {
+  const declared: Record<string, unknown> = {};
+  for (const { variable } of operation.variableDefinitions ?? []) {
+    const name = variable.name.value;
+    if (Object.hasOwn(variables, name)) declared[name] = variables[name];
+  }
+  return `gql:${hash}:${operationName ?? ''}:${canonicalJson(declared)}`;
 }
 
 /** How long a request waits for an identical one already running before running itself. */
@@ -50,7 +65,7 @@ export function responseCachePlugin(cache: ResponseCache): ApolloServerPlugin<Gr
           // `operation` is undefined (whatever its type says) when no operation has the
           // requested name; execution then answers 400 OPERATION_RESOLUTION_FAILURE.
           if (operation?.operation !== 'query') return null;
-          key = `gql:${queryHash}:${request.operationName ?? ''}:${canonicalJson(request.variables ?? {})}`;
+          key = resultCacheKey(queryHash, request.operationName, operation, request.variables ?? {});
           const cached = await cache.lookup(key);
           if (cached) return served(contextValue, cached, 'hit');
           // Only a miss reads Postgres, so only a miss needs the store's generation (before the read).

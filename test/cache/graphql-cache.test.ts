@@ -51,6 +51,14 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
     expect(again.body).toEqual(first.body);
   });
 
+  it('keys a result on the variables its operation declares: undeclared ones (padding) make no new entry', async () => {
+    expect(await query(a, DETAIL, { id: '9' })).toMatchObject({ cache: 'miss' });
+    await settle();
+    const padded = await query(b, DETAIL, { id: '9', pad: 'x'.repeat(10_000) });
+    expect(padded).toMatchObject({ cache: 'hit', sql: 0 });
+    expect(await query(b, DETAIL, { id: '10', pad: 'y' })).toMatchObject({ cache: 'miss' });
+  });
+
   it('a mutation through one instance is seen at once through the other; unrelated results stay cached', async () => {
     await query(b, DETAIL, { id: '4' });
     await query(b, DETAIL, { id: '6' });
