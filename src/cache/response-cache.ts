@@ -209,8 +209,11 @@ export class ResponseCache {
     // one, each write to a waiting client paid its wake-up (measured on the
     // hot-set REST hit: 71-79 µs of Node CPU a request then, 38-59 at the
     // end of the turn).
+    const dropsBefore = local.generation;
     const generation = await this.storeGenerationNow();
-    if (generation !== entry.storeGeneration || !this.usable || local.get(key) !== entry) return undefined;
+    // Dropped meanwhile by an invalidation or a clear? Both move the tier's
+    // generation (an eviction does not: what it dropped was still valid).
+    if (generation !== entry.storeGeneration || !this.usable || (local.generation !== dropsBefore && local.get(key) !== entry)) return undefined;
     this.stats.localHits++;
     return entry.stored;
   }

@@ -212,12 +212,30 @@ const ASCII = /^[\x00-\x7f]*$/;
 export function checkQueryText(url: string, names: readonly string[], json: Record<string, unknown>): void {
   const query = url.indexOf('?');
   if (query < 0) return;
-  for (const part of url.slice(query + 1).split('&')) {
+  const text = url.slice(query + 1);
+  // The common case at once: ASCII whose escapes decode as a whole. Then every
+  // parameter's do: an escape that is not UTF-8, or is cut short at a '&',
+  // fails the whole string too (a persisted query's hit spent 7% of its CPU
+  // in the per-parameter reading below).
+  if (!ASCII.test(text) || !decodesAsWhole(text)) checkEachParameter(text, names);
+  for (const [name, value] of Object.entries(json)) if (typeof value === 'string') checkJsonText(value, name);
+}
+
+function decodesAsWhole(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkEachParameter(text: string, names: readonly string[]): void {
+  for (const part of text.split('&')) {
     const equals = part.indexOf('=');
     const name = percentDecodedBytes(equals < 0 ? part : part.slice(0, equals)).toString('utf8');
     if (!names.includes(name) || equals < 0) continue;
     const value = part.slice(equals + 1);
     if (!encodesUtf8(value)) throw new InvalidText(name, `${NOT_UTF8} (percent-encoded bytes)`);
   }
-  for (const [name, value] of Object.entries(json)) if (typeof value === 'string') checkJsonText(value, name);
 }
