@@ -348,14 +348,19 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   };
   // Every answer depends on Accept (the media type, and with it the status of
   // a request error), and on the key when reads need one.
-  const graphqlVary = async (_request: FastifyRequest, reply: FastifyReply) => { addVary(reply, ['Accept', ...httpCaching.vary]); };
+  // Callback hooks, not async ones: a cached answer passes them without a promise each.
+  const graphqlVaryNames = ['Accept', ...httpCaching.vary];
+  const graphqlVary = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    addVary(reply, graphqlVaryNames);
+    done();
+  };
   // A cacheable GET answer (src/graphql/cache-control-plugin.ts) gets a strong ETag, and a 304 when the client has it.
-  const graphqlETag = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('cache-control') === 'no-store') return payload;
+  const graphqlETag = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+    if (reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('cache-control') === 'no-store') return done(null, payload);
     // A cached answer comes with its tag, computed when it was stored (src/graphql/persisted-hits.ts).
     const stored = reply.getHeader('etag');
     const etag = typeof stored === 'string' ? stored : representationETag(String(reply.getHeader('content-type')), payload);
-    return notModified(reply, request.headers['if-none-match'], etag) ? '' : payload;
+    done(null, notModified(reply, request.headers['if-none-match'], etag) ? '' : payload);
   };
   app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, async function (request, reply) {
     if (direct && await direct.answer(request, reply, sentByPost(request.body))) return reply;

@@ -116,6 +116,14 @@ export class AccessControl {
    * spends its own budget only; its first lookup on an instance (not the
    * later ones, every API_KEY_CACHE_SECONDS) takes 1 from the key-check budget.
    */
+  /**
+   * The caller of a request that presents no key, at once (the hooks skip a
+   * promise for it); undefined when a key is presented: identify() checks it.
+   */
+  callerWithoutKey(headers: IncomingHttpHeaders, address: string): Caller | undefined {
+    return presentedKey(headers) === undefined ? { key: undefined, address } : undefined;
+  }
+
   async identify(headers: IncomingHttpHeaders, address: string): Promise<Caller> {
     const secret = presentedKey(headers);
     if (secret === undefined) return { key: undefined, address };
@@ -160,8 +168,13 @@ export class AccessControl {
   }
 
   /** Refuses an anonymous caller what only key holders may do (writes; reads with API_KEYS_FOR_READS=required). */
+  /** Whether the caller may read or write (what require() checks, without throwing). */
+  allows(caller: Caller, access: Access): boolean {
+    return caller.key !== undefined || (access === 'read' && !this.options.readsNeedKey);
+  }
+
   require(caller: Caller, access: Access): void {
-    if (caller.key || (access === 'read' && !this.options.readsNeedKey)) return;
+    if (this.allows(caller, access)) return;
     throw new Unauthenticated(`${access === 'write' ? 'writes need' : 'this server requires'} an API key: send it as "Authorization: Bearer <key>" or "x-api-key: <key>"`, REALM);
   }
 

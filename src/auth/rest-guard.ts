@@ -12,8 +12,13 @@ import { isWriteMethod } from '../http/methods.ts';
 /** What a REST request costs, whatever it reads or writes. */
 const REQUEST_COST = 1;
 
+/**
+ * The onRequest hook. A callback hook: a request without a key, when rate
+ * limits are off, passes it without a promise; every other one goes through
+ * the checks below.
+ */
 export function restGuard(access: AccessControl) {
-  return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const checked = async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     let caller: Caller;
     try {
       caller = await access.identify(request.headers, request.ip);
@@ -28,5 +33,12 @@ export function restGuard(access: AccessControl) {
     reply.headers(Object.fromEntries(rateLimitHeaders(decision)));
     if (!decision.allowed) return reply.code(429).send({ error: rateLimitMessage(caller, decision, REQUEST_COST) });
     return undefined;
+  };
+  return function guard(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    if (!access.rateLimited) {
+      const anonymous = access.callerWithoutKey(request.headers, request.ip);
+      if (anonymous && access.allows(anonymous, isWriteMethod(request.method) ? 'write' : 'read')) return done();
+    }
+    checked(request, reply).then((sent) => { if (sent === undefined) done(); }, done);
   };
 }

@@ -22,20 +22,34 @@ declare module 'fastify' {
 const UNAUTHENTICATED = 'UNAUTHENTICATED';
 const RATE_LIMITED = 'RATE_LIMITED';
 
-/** onRequest hook of the /graphql routes: identifies the caller for the context. */
+/**
+ * onRequest hook of the /graphql routes: identifies the caller for the
+ * context. A callback hook: a request without a key passes it without a
+ * promise (a cached answer's CPU is counted in microseconds).
+ */
 export function graphqlCaller(access: AccessControl) {
-  return async function identify(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  /** Checks a presented key; true when it answered the request (a refusal). */
+  async function identifyKey(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     try {
       request.caller = await access.identify(request.headers, request.ip);
-      return undefined;
+      return false;
     } catch (error) {
       if (!isIdentifyFailure(error)) throw error;
       const { status, headers } = refusal(error);
       const extensions = error instanceof AddressRateLimited
         ? { code: RATE_LIMITED, cost: error.cost, limit: error.decision.limit, remaining: error.decision.remaining, retryAfter: error.decision.retryAfterSeconds }
         : { code: error instanceof Unauthenticated ? UNAUTHENTICATED : 'SERVICE_UNAVAILABLE' };
-      return reply.code(status).headers(headers).send({ errors: [{ message: error.message, extensions }] });
+      await reply.code(status).headers(headers).send({ errors: [{ message: error.message, extensions }] });
+      return true;
     }
+  }
+  return function identify(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    const anonymous = access.callerWithoutKey(request.headers, request.ip);
+    if (anonymous) {
+      request.caller = anonymous;
+      return done();
+    }
+    identifyKey(request, reply).then((answered) => { if (!answered) done(); }, done);
   };
 }
 

@@ -19,6 +19,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
 
+/**
+ * `extensions` exactly as Apollo Client's persisted-queries link writes it:
+ * its hash is read without parsing the JSON (JSON.parse of it was 3% of a
+ * persisted hit's CPU). Any other spelling is parsed.
+ */
+const APOLLO_CLIENT_EXTENSIONS = /^\{"persistedQuery":\{"version":1,"sha256Hash":"([0-9a-f]{64})"\}\}$/;
+
+/** The hash of GET's `extensions` text, when it holds a version 1 persisted query (throws when it is not JSON). */
+function persistedHashOfText(extensions: string | undefined): string | undefined {
+  if (extensions === undefined) return undefined;
+  return APOLLO_CLIENT_EXTENSIONS.exec(extensions)?.[1] ?? persistedHash(JSON.parse(extensions));
+}
+
 /** The document hash of `extensions` holding a version 1 persisted query (and nothing Apollo reads otherwise). */
 function persistedHash(extensions: unknown): string | undefined {
   const persisted = isRecord(extensions) ? extensions.persistedQuery : undefined;
@@ -48,7 +61,7 @@ export function sentByGet(query: Record<string, unknown>): SentOperation | undef
   const text = query.query;
   if (text !== undefined && (typeof text !== 'string' || text === '' || extensions !== undefined)) return undefined;
   try {
-    const hash = text === undefined ? persistedHash(extensions === undefined ? undefined : JSON.parse(extensions)) : undefined;
+    const hash = text === undefined ? persistedHashOfText(extensions) : undefined;
     if (text === undefined && hash === undefined) return undefined;
     const parsed: unknown = variables === undefined ? {} : JSON.parse(variables);
     if (!isRecord(parsed)) return undefined;

@@ -110,7 +110,7 @@ export async function buildOpenApiDocument(options: OpenApiOptions): Promise<Ope
     await registerRestRoutes(app, {
       createLoaders: unused, pages: undefined as never, service: undefined as never,
       legacy: { campus: options.campus, emptyPlaceholders: options.emptyPlaceholders },
-      maxPageSize: options.maxPageSize, cache: undefined, counted: unused, guard: async () => undefined,
+      maxPageSize: options.maxPageSize, cache: undefined, counted: unused, guard: (_request, _reply, done) => done(),
       requireIfMatch: false, readsNeedKey: options.readsNeedKey ?? false,
       httpCaching: undefined as never, hintSeconds: undefined as never,
     });

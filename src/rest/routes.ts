@@ -34,7 +34,7 @@ export interface RestDependencies {
   /** Runs a handler inside the request's SQL statement count. */
   counted<T>(request: FastifyRequest, fn: () => Promise<T>): Promise<T>;
   /** API keys and rate limits (src/auth/rest-guard.ts): answers 401/429 itself. */
-  guard(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  guard(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void;
   /** PUT and DELETE without If-Match are refused (428) rather than applied unconditionally. */
   requireIfMatch: boolean;
   /** Browser and CDN caching of the read answers. */

@@ -40,6 +40,26 @@ describe('sentByGet', () => {
   });
 });
 
+describe('sentByGet, Apollo Client\'s spelling of extensions (read without parsing)', () => {
+  it('reads the same hash as parsing does, and nothing more than parsing would', () => {
+    const spellings = [
+      extensions, // Apollo Client's own: read at once
+      ` ${extensions}`, // anything else is parsed
+      JSON.stringify({ persistedQuery: { sha256Hash: hash, version: 1 } }),
+      extensions.replace(hash, hash.toUpperCase()),
+      extensions.replace(hash, hash.slice(1)),
+    ];
+    for (const text of spellings) {
+      const parsed = JSON.parse(text) as { persistedQuery: { sha256Hash: string } };
+      expect(sentByGet({ extensions: text })?.hash).toBe(parsed.persistedQuery.sha256Hash);
+    }
+    // What is not JSON stays Apollo's, however close to the form it is.
+    for (const text of [`${extensions}x`, `${extensions}}`, extensions.slice(0, -1), `${extensions}\u0000`]) {
+      expect(sentByGet({ extensions: text })).toBeUndefined();
+    }
+  });
+});
+
 describe('sentByPost', () => {
   it('reads a document with variables, and leaves extensions to Apollo', () => {
     expect(sentByPost({ query: '{ a }', variables: { id: 1 } })).toEqual({ text: '{ a }', hash: undefined, operationName: undefined, variables: { id: 1 } });

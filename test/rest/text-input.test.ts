@@ -126,6 +126,16 @@ describe('GraphQL', () => {
     expect(await graphqlGet(`query=%7B%20product(id%3A%20%22%ED%A0%80%22)%20%7B%20id%20%7D%20%7D`)).toEqual(badInput('query', 'is not valid UTF-8 text (percent-encoded bytes)'));
   });
 
+  it('GET with only ASCII and escapes of ASCII, malformed escapes read as they stand: served', async () => {
+    const query = encodeURIComponent('query ($id: ID!) { product(id: $id) { id } }');
+    const variables = encodeURIComponent('{"id": "1"}');
+    for (const extra of ['', '&x=%zz', '&x=%4&y=%', '&x=%7e%7E']) {
+      expect(await graphqlGet(`query=${query}&variables=${variables}${extra}`)).toEqual({ status: 200, body: { data: { product: { id: '1' } } } });
+    }
+    // An escape beyond ASCII is still read: lowercase hex too.
+    expect(await graphqlGet(`query=${query}&variables=%7b%22id%22%3a%22%ff%22%7d`)).toEqual(badInput('variables', 'is not valid UTF-8 text (percent-encoded bytes)'));
+  });
+
   it('serves valid text, astral characters included', async () => {
     const created = await graphqlPost(body.replace('NAME', 'Tee \\ud83d\\ude00'));
     expect(created.status).toBe(200);
