@@ -18,7 +18,8 @@ const REQUEST_COST = 1;
  * the checks below.
  */
 export function restGuard(access: AccessControl) {
-  const checked = async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  /** Every check; true when it answered the request (a refusal). */
+  async function check(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     let caller: Caller;
     try {
       caller = await access.identify(request.headers, request.ip);
@@ -26,19 +27,21 @@ export function restGuard(access: AccessControl) {
     } catch (error) {
       if (!isIdentifyFailure(error)) throw error;
       const { status, headers } = refusal(error);
-      return reply.code(status).headers(headers).send({ error: error.message });
+      void reply.code(status).headers(headers).send({ error: error.message });
+      return true;
     }
     const decision = await access.spend(caller, REQUEST_COST);
-    if (!decision) return undefined;
+    if (!decision) return false;
     reply.headers(Object.fromEntries(rateLimitHeaders(decision)));
-    if (!decision.allowed) return reply.code(429).send({ error: rateLimitMessage(caller, decision, REQUEST_COST) });
-    return undefined;
-  };
+    if (decision.allowed) return false;
+    void reply.code(429).send({ error: rateLimitMessage(caller, decision, REQUEST_COST) });
+    return true;
+  }
   return function guard(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     if (!access.rateLimited) {
       const anonymous = access.callerWithoutKey(request.headers, request.ip);
       if (anonymous && access.allows(anonymous, isWriteMethod(request.method) ? 'write' : 'read')) return done();
     }
-    checked(request, reply).then((sent) => { if (sent === undefined) done(); }, done);
+    check(request, reply).then((answered) => { if (!answered) done(); }, done);
   };
 }

@@ -39,7 +39,7 @@ export function graphqlCaller(access: AccessControl) {
       const extensions = error instanceof AddressRateLimited
         ? { code: RATE_LIMITED, cost: error.cost, limit: error.decision.limit, remaining: error.decision.remaining, retryAfter: error.decision.retryAfterSeconds }
         : { code: error instanceof Unauthenticated ? UNAUTHENTICATED : 'SERVICE_UNAVAILABLE' };
-      await reply.code(status).headers(headers).send({ errors: [{ message: error.message, extensions }] });
+      void reply.code(status).headers(headers).send({ errors: [{ message: error.message, extensions }] });
       return true;
     }
   }
