@@ -2,7 +2,7 @@
 // request: the plain shapes only, everything else left to Apollo. Repeated
 // and many distinct `extensions` texts (what a CDN and a hostile client send)
 // are read the same every time.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sentByGet, sentByPost } from '../../src/graphql/sent-operation.ts';
 
 const hash = 'a'.repeat(64);
@@ -42,8 +42,11 @@ describe('sentByGet', () => {
 
 describe('sentByGet, Apollo Client\'s spelling of extensions (read without parsing)', () => {
   it('reads the same hash as parsing does, and nothing more than parsing would', () => {
+    const apolloClient4 = `{"clientLibrary":{"name":"@apollo/client","version":"4.3.8"},${extensions.slice(1)}`;
     const spellings = [
-      extensions, // Apollo Client's own: read at once
+      extensions, // Apollo Client's own spellings: read at once
+      apolloClient4,
+      apolloClient4.replace('4.3.8', '4.3.8\\"x'), // the rest are parsed
       ` ${extensions}`, // anything else is parsed
       JSON.stringify({ persistedQuery: { sha256Hash: hash, version: 1 } }),
       extensions.replace(hash, hash.toUpperCase()),
@@ -53,8 +56,17 @@ describe('sentByGet, Apollo Client\'s spelling of extensions (read without parsi
       const parsed = JSON.parse(text) as { persistedQuery: { sha256Hash: string } };
       expect(sentByGet({ extensions: text })?.hash).toBe(parsed.persistedQuery.sha256Hash);
     }
+    // Apollo Client's spellings (3 and 4: an outside run found 4's missed) are read without parsing.
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(sentByGet({ extensions })?.hash).toBe(hash);
+      expect(sentByGet({ extensions: apolloClient4 })?.hash).toBe(hash);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
     // What is not JSON stays Apollo's, however close to the form it is.
-    for (const text of [`${extensions}x`, `${extensions}}`, extensions.slice(0, -1), `${extensions}\u0000`]) {
+    for (const text of [`${extensions}x`, `${extensions}}`, extensions.slice(0, -1), `${extensions}\u0000`, apolloClient4.replace('4.3.8', '4\u00013'), `${apolloClient4}x`]) {
       expect(sentByGet({ extensions: text })).toBeUndefined();
     }
   });
