@@ -11,6 +11,7 @@ import { ApolloClient, gql, HttpLink, InMemoryCache, type TypedDocumentNode } fr
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
+import { sentByGet } from '../../src/graphql/sent-operation.ts';
 
 /** One HTTP request an Apollo Client sent, with what came back. */
 interface SentRequest {
@@ -20,6 +21,8 @@ interface SentRequest {
   query: string | undefined;
   variables: Record<string, unknown> | undefined;
   extensions: Record<string, any> | undefined;
+  /** GET's `extensions` parameter as the client spelled it. */
+  extensionsText?: string;
   status?: number;
   headers?: Headers;
   body?: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
@@ -35,7 +38,8 @@ function recordingFetch(log: SentRequest[]): typeof fetch {
       ? { query: url.searchParams.get('query') ?? undefined, operationName: url.searchParams.get('operationName') ?? undefined,
         variables: json(url.searchParams.get('variables')), extensions: json(url.searchParams.get('extensions')) }
       : json(String(init?.body)) ?? {};
-    const entry: SentRequest = { method, operationName: params.operationName, query: params.query, variables: params.variables, extensions: params.extensions };
+    const entry: SentRequest = { method, operationName: params.operationName, query: params.query, variables: params.variables, extensions: params.extensions,
+      extensionsText: method === 'GET' ? url.searchParams.get('extensions') ?? undefined : undefined };
     log.push(entry);
     const response = await fetch(input, init);
     entry.status = response.status;
@@ -284,6 +288,14 @@ describe('Apollo Client with InMemoryCache against the API', () => {
       expect(hashed.method).toBe('GET');
       expect(hashed.query).toBeUndefined();
       expect(hashed.extensions?.persistedQuery?.sha256Hash).toBe(hash);
+      // The early hit reads this client's spelling of `extensions` without parsing it (src/graphql/sent-operation.ts).
+      const parse = vi.spyOn(JSON, 'parse');
+      try {
+        expect(sentByGet({ extensions: hashed.extensionsText })?.hash).toBe(hash);
+        expect(parse).not.toHaveBeenCalled();
+      } finally {
+        parse.mockRestore();
+      }
       expect(hashed.body?.errors).toBeUndefined();
       expect(hashed.headers?.get('x-cache')).toBe('hit');
       expect(hashed.headers?.get('x-sql-statements')).toBe('0');
