@@ -14,18 +14,23 @@ import { productColumns } from './queries.ts';
 /**
  * What a page's products carry beyond their columns, when the query shows
  * it: `styles`, each product's style document (styles with photos and skus,
- * as the stylesWithMedia loader reads it), so a page of product cards with
- * their default style is one statement, not two; `snippets` (searches).
+ * as the stylesWithMedia loader reads it), or `defaultStyle`, only the style
+ * a card shows (the document's generated column: Node parses one style a
+ * product, not all), so a page of product cards with their default style is
+ * one statement, not two; `snippets` (searches).
  */
 export interface PageExtras {
   styles?: boolean;
+  defaultStyle?: boolean;
   snippets?: boolean;
 }
 
 /** The style document column of `extras` for products aliased p (none: nothing). */
-const styleColumn = (extras: PageExtras) => (extras.styles
-  ? `, coalesce((SELECT d.styles FROM product_style_documents d WHERE d.product_id = p.id), '[]'::json) AS styles`
-  : '');
+const styleColumn = (extras: PageExtras) => {
+  if (extras.styles) return `, coalesce((SELECT d.styles FROM product_style_documents d WHERE d.product_id = p.id), '[]'::json) AS styles`;
+  if (extras.defaultStyle) return `, (SELECT d.default_style FROM product_style_documents d WHERE d.product_id = p.id) AS "defaultStyle"`;
+  return '';
+};
 
 /** A statement ready to run: a name derived from its text, the text, the values. */
 export interface BrowseStatement {

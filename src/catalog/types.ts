@@ -14,6 +14,12 @@ export interface Product {
   version: string;
   /** Present when the product was fetched with its styles (and their photos and skus) in one statement. */
   styles?: Style[];
+  /**
+   * Present (null for a product without styles) when the product was fetched
+   * with only the style a card shows: its default style, from the style
+   * document's generated column.
+   */
+  defaultStyle?: Style | null;
   /** Present when the product was fetched with its features in the same statement. */
   features?: Feature[];
   /** Present when the product was fetched with its related rows' product ids (row order, duplicates kept). */

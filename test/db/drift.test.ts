@@ -56,6 +56,8 @@ describe('the drift checker', () => {
         CREATE UNIQUE INDEX products_name_key ON products(name);
         ALTER TABLE load_runs DROP COLUMN summary;
         CREATE TABLE audit_log (id SERIAL PRIMARY KEY);
+        ALTER TABLE product_style_documents DROP COLUMN default_style;
+        ALTER TABLE product_style_documents ADD COLUMN default_style JSON GENERATED ALWAYS AS (styles -> 0) STORED;
       `);
     } finally {
       await client.end();
@@ -77,6 +79,7 @@ describe('the drift checker', () => {
         'products: unique index products_name_key on (name) in the database is not in the schema',
         'load_runs.summary: column missing from the database (schema: LoadRun.summary Json?)',
         'table audit_log in the database is not in the schema',
+        'product_style_documents.default_style: is a generated column in the database ((styles -> 0)); the schema must declare @default(dbgenerated("(styles -> 0)"))',
       ].sort(),
     );
   });

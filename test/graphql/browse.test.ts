@@ -292,6 +292,36 @@ describe('product cards', () => {
       expect(node.defaultStyle, node.id).toEqual(styles.find((style) => style.isDefault) ?? styles[0] ?? null);
     }
   });
+
+  it('read only the default style when the page shows no other (the document\'s generated column), the whole document when it shows styles', () => {
+    const order: BrowseOrder = { field: 'PRICE', direction: 'DESC' };
+    const cards = pageStatement({}, order, undefined, 21, { defaultStyle: true }).text;
+    expect(cards).toContain('d.default_style');
+    expect(cards).not.toContain('d.styles');
+    expect(pageStatement({}, order, undefined, 21, { styles: true }).text).toContain('d.styles');
+  });
+
+  it('the generated default style is the one the resolver picks from the document (marked default, else the first, else none), after writes too', async () => {
+    type Doc = { id: number; styles: { id: number; isDefault: boolean }[]; default_style: unknown };
+    const pick = (styles: Doc['styles']) => styles.find((style) => style.isDefault) ?? styles[0] ?? null;
+    const check = async () => {
+      const docs = await catalogue.direct.rows<Doc>('SELECT product_id AS id, styles, default_style FROM product_style_documents');
+      expect(docs.length).toBeGreaterThan(0);
+      for (const doc of docs) expect(doc.default_style, String(doc.id)).toEqual(pick(doc.styles));
+      return docs;
+    };
+    const docs = await check();
+    // A product with two styles loses its default mark, another one its styles: the triggers rewrite the documents.
+    const two = docs.find((doc) => doc.styles.length >= 2 && doc.styles.some((style) => style.isDefault))!;
+    const bare = docs.find((doc) => doc.id !== two.id && doc.styles.length >= 1)!;
+    await catalogue.direct.rows('UPDATE styles SET is_default = false WHERE product_id = $1', [two.id]);
+    await catalogue.direct.rows('DELETE FROM skus WHERE style_id IN (SELECT id FROM styles WHERE product_id = $1)', [bare.id]);
+    await catalogue.direct.rows('DELETE FROM photos WHERE style_id IN (SELECT id FROM styles WHERE product_id = $1)', [bare.id]);
+    await catalogue.direct.rows('DELETE FROM styles WHERE product_id = $1', [bare.id]);
+    const after = new Map((await check()).map((doc) => [doc.id, doc]));
+    expect((after.get(two.id)!.default_style as { id: number }).id).toBe(two.styles[0]!.id);
+    expect(after.get(bare.id)?.default_style ?? null).toBeNull();
+  });
 });
 
 describe('search', () => {

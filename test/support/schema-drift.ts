@@ -544,9 +544,19 @@ export function compareSchema(datamodel: Datamodel, db: DbSchema): string[] {
       // Identity and generated columns have no pg_attrdef default, so say so
       // plainly rather than reporting a missing default.
       if (actual.identity !== '') differences.push(`${at}: is an identity column in the database; Prisma's autoincrement() is a serial`);
-      if (actual.generated !== '') differences.push(`${at}: is a generated column in the database, which the schema cannot declare`);
-      const problem = compareDefault(field, actual.default, datamodel.enums);
-      if (problem) differences.push(`${at}: ${problem}`);
+      if (actual.generated !== '') {
+        // A stored generated column (Postgres computes it; nothing writes it)
+        // is declared as @default(dbgenerated("<its expression>")): Prisma
+        // then leaves it to the database, and its expression is checked here.
+        const declared = field.default;
+        const expression = declared && typeof declared === 'object' && !Array.isArray(declared) && declared.name === 'dbgenerated' ? declared.args[0] : undefined;
+        if (typeof expression !== 'string' || expression.trim() !== (actual.default ?? '').trim()) {
+          differences.push(`${at}: is a generated column in the database (${actual.default}); the schema must declare @default(dbgenerated(${JSON.stringify(actual.default)}))`);
+        }
+      } else {
+        const problem = compareDefault(field, actual.default, datamodel.enums);
+        if (problem) differences.push(`${at}: ${problem}`);
+      }
     }
     for (const extra of dbColumns.values()) {
       differences.push(`${table}.${extra.name}: column in the database is not in the schema (${extra.type}${extra.notNull ? ' NOT NULL' : ''})`);

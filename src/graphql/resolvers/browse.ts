@@ -32,13 +32,15 @@ async function checked<T>(run: () => T | Promise<T>): Promise<T> {
 
 /**
  * What the page's products should carry (browse-statements.ts PageExtras):
- * their style documents when the query shows their styles or default style
- * (the Product resolvers take embedded styles as they are), a snippet when
- * the search's edges show one.
+ * their style documents when the query shows their styles, only their
+ * default style when it shows that alone (the Product resolvers take
+ * embedded styles as they are), a snippet when the search's edges show one.
  */
 function extrasOf(info: GraphQLResolveInfo) {
+  const styles = selectsPath(info, ['edges', 'node', 'styles']);
   return {
-    styles: selectsPath(info, ['edges', 'node', 'defaultStyle']) || selectsPath(info, ['edges', 'node', 'styles']),
+    styles,
+    defaultStyle: !styles && selectsPath(info, ['edges', 'node', 'defaultStyle']),
     snippets: selectsPath(info, ['edges', 'snippet']),
   };
 }

@@ -45,6 +45,8 @@ export const Product: ProductResolvers = {
     return context.loaders.stylePages.load(page);
   },
   defaultStyle: async (product, _args, context, info) => {
+    // Read alone with the product (a page of cards): the style document's own choice, made by the same rule.
+    if (product.defaultStyle !== undefined) return product.defaultStyle;
     const styles = await stylesOf(product, info, context);
     return styles.find((style) => style.isDefault) ?? styles[0] ?? null;
   },
