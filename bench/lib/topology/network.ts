@@ -47,6 +47,8 @@ export interface Host {
   /** Its network namespace. */
   netns: string;
   address: string;
+  /** The root namespace's end of its veth pair (on the bridge). */
+  link: string;
 }
 
 /** Process ids running in a namespace. */
@@ -115,7 +117,8 @@ export async function sweepLeftovers(): Promise<Leftovers> {
   const links = inventory().links;
   for (const [link, owner] of links) {
     if (owner === process.pid) continue;
-    ip(['link', 'delete', link]);
+    // Not ip(): the kernel's cleanup of a deleted namespace may take the link first.
+    spawnSync('ip', ['link', 'delete', link]);
     swept.links.push(link);
   }
   for (const [dir, owner] of found.dirs) {
@@ -161,7 +164,7 @@ export class Network {
   addHost(name: string, octet: number): Host {
     const netns = `${PREFIX}-${process.pid}-${name}`;
     const link = `${PREFIX}${this.tag}h${octet}`;
-    const host: Host = { name, netns, address: `${SUBNET}.${octet}` };
+    const host: Host = { name, netns, address: `${SUBNET}.${octet}`, link };
     ip(['netns', 'add', netns]);
     this.hosts.set(name, host);
     ip(['link', 'add', link, 'type', 'veth', 'peer', 'name', `${link}p`]);
@@ -204,10 +207,19 @@ export class Network {
     return spawnSync('ip', ['netns', 'exec', host.netns, 'tc', ...args], { encoding: 'utf8' }).status === 0;
   }
 
-  /** Ends the processes of every host, deletes the namespaces (their veths go with them) and the bridge. */
+  /**
+   * Ends the processes of every host, deletes their veth pairs, the
+   * namespaces and the bridge. Each pair is deleted by its root end first:
+   * a namespace's devices go with it only when the kernel gets to its
+   * cleanup, after `ip netns delete` has returned (a CI run found a root end
+   * still there just after a SIGTERM's tear-down).
+   */
   async destroy(): Promise<void> {
     for (const host of this.hosts.values()) await killAllIn(host.netns);
-    for (const host of this.hosts.values()) spawnSync('ip', ['netns', 'delete', host.netns]);
+    for (const host of this.hosts.values()) {
+      spawnSync('ip', ['link', 'delete', host.link]);
+      spawnSync('ip', ['netns', 'delete', host.netns]);
+    }
     this.hosts.clear();
     if (this.built) spawnSync('ip', ['link', 'delete', this.bridge]);
     this.built = false;
