@@ -2,6 +2,7 @@
 // Redis: hits cost no SQL, results are tagged with every product they show
 // (related products included), and writes over GraphQL or REST through one
 // instance are seen at once through the other.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
@@ -22,10 +23,27 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
   let a: TestClient;
   let b: TestClient;
   let withRelated: { id: number; relatedId: number };
+  let inspect: Redis;
+  const prefix = `gql${Date.now()}:`;
+  /** The GraphQL result entries in Redis. */
+  const entries = async () => (await inspect.keys(`${prefix}r:gql:*`)).sort();
+  /** Until a fire-and-forget save has landed: the entries differ from `before` (at most 5 s). */
+  const saved = async (before: string[]) => {
+    for (let i = 0; i < 250 && JSON.stringify(await entries()) === JSON.stringify(before); i++) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  /** A query whose result is saved (a miss): returns once the save has landed in Redis. */
+  const queryStored = async (client: TestClient, text: string, variables: Record<string, unknown>) => {
+    const before = await entries();
+    const result = await query(client, text, variables);
+    await saved(before);
+    return result;
+  };
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `gql${Date.now()}:` };
+    inspect = new Redis(redis.url);
+    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: prefix };
     a = await createTestClient(catalogue.db.url, { env });
     b = await createTestClient(catalogue.db.url, { env });
     for (const client of [a, b]) {
@@ -37,32 +55,36 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
     withRelated = { id: row.id, relatedId: row.related };
   });
   afterAll(async () => {
+    inspect?.disconnect();
     await a?.close();
     await b?.close();
     await redis?.stop();
   });
 
   it('serves a repeated query from the cache, with no SQL, on either instance', async () => {
-    const first = await query(a, DETAIL, { id: '3' });
+    const first = await queryStored(a, DETAIL, { id: '3' });
     expect(first).toMatchObject({ cache: 'miss', sql: 1 });
-    await settle();
     const again = await query(b, DETAIL, { id: '3' });
     expect(again).toMatchObject({ cache: 'hit', sql: 0 });
     expect(again.body).toEqual(first.body);
   });
 
   it('keys a result on the variables its operation declares: undeclared ones (padding) make no new entry', async () => {
+    const before = await entries();
     expect(await query(a, DETAIL, { id: '9' })).toMatchObject({ cache: 'miss' });
-    await settle();
+    await saved(before); // (a fixed 50 ms wait was too short once, in a CI run)
+    const stored = await entries();
+    expect(stored).toHaveLength(before.length + 1);
     const padded = await query(b, DETAIL, { id: '9', pad: 'x'.repeat(10_000) });
     expect(padded).toMatchObject({ cache: 'hit', sql: 0 });
+    await settle();
+    expect(await entries()).toEqual(stored);
     expect(await query(b, DETAIL, { id: '10', pad: 'y' })).toMatchObject({ cache: 'miss' });
   });
 
   it('a mutation through one instance is seen at once through the other; unrelated results stay cached', async () => {
-    await query(b, DETAIL, { id: '4' });
-    await query(b, DETAIL, { id: '6' });
-    await settle();
+    await queryStored(b, DETAIL, { id: '4' });
+    await queryStored(b, DETAIL, { id: '6' });
     await a.post('mutation { updateProduct(id: "4", input: { name: "Four, updated" }) { id } }');
     const read = await query(b, DETAIL, { id: '4' });
     expect(read.cache).toBe('miss');
@@ -79,9 +101,8 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
   });
 
   it('a change to a related product drops the results that show it', async () => {
-    const before = await query(b, RELATED, { id: String(withRelated.id) });
+    const before = await queryStored(b, RELATED, { id: String(withRelated.id) });
     expect(before.body.data.product.related.map((p: { id: string }) => p.id)).toContain(String(withRelated.relatedId));
-    await settle();
     expect((await query(b, RELATED, { id: String(withRelated.id) })).cache).toBe('hit');
     await a.post(`mutation { updateProduct(id: "${withRelated.relatedId}", input: { name: "Related, renamed" }) { id } }`);
     const after = await query(b, RELATED, { id: String(withRelated.id) });
