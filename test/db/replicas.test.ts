@@ -169,7 +169,10 @@ describe('read replicas (a real streaming standby)', () => {
       expect(product.status).toBe(200);
       expect(product.body.errors).toBeUndefined();
       expect(product.body.data?.product.name).toBe(await productName(catalogue.direct, 12));
-      expect((await routing()).servers[0]).toMatchObject({ healthy: false });
+      // The router learns it from a failed read or from its next check (every
+      // DATABASE_REPLICA_CHECK_MS); a check answered just before the stop can
+      // land after the reads, so wait for it (a CI run asserted too early).
+      await vi.waitFor(async () => expect((await routing()).servers[0]).toMatchObject({ healthy: false }), { timeout: 5_000, interval: 50 });
     } finally {
       await servers.startStandby();
     }
