@@ -86,8 +86,8 @@ export class CatalogBrowse {
 
   /** The tsquery the words stand for (stemmed, typos corrected: resolveStatement); null when they are all stop words. */
   async resolve(words: readonly string[]): Promise<Resolved | null> {
-    const [row] = await this.run<{ searched: string | null }>(resolveStatement(words));
-    return row?.searched ? { query: row.searched } : null;
+    const [row] = await this.run<{ searched: string | null; terms: string[] | null }>(resolveStatement(words));
+    return row?.searched ? { query: row.searched, terms: row.terms! } : null;
   }
 
   /** `first` matches of the resolved query (and `filter`) by rank, after the cursor `after`. */
