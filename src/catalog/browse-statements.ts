@@ -15,7 +15,7 @@ import { productColumns } from './queries.ts';
  * What a page's products carry beyond their columns, when the query shows
  * it: `styles`, each product's style document (styles with photos and skus,
  * as the stylesWithMedia loader reads it), or `defaultStyle`, only the style
- * a card shows (the document's generated column: Node parses one style a
+ * a card shows (the document's default_style column: Node parses one style a
  * product, not all), so a page of product cards with their default style is
  * one statement, not two; `snippets` (searches).
  */

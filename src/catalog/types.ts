@@ -17,7 +17,7 @@ export interface Product {
   /**
    * Present (null for a product without styles) when the product was fetched
    * with only the style a card shows: its default style, from the style
-   * document's generated column.
+   * document's default_style column.
    */
   defaultStyle?: Style | null;
   /** Present when the product was fetched with its features in the same statement. */

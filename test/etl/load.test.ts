@@ -176,7 +176,7 @@ describe('loading generated catalogues', () => {
     await loadCatalogue({ databaseUrl: db.url, dir: dirA, replace: true });
     const documents = async () => ({
       styles: (await query(db.url,
-        `SELECT count(*)::int AS n, md5(string_agg(product_id || ':' || styles::text, E'\n' ORDER BY product_id)) AS digest FROM product_style_documents`))[0],
+        `SELECT count(*)::int AS n, md5(string_agg(product_id || ':' || styles::text || ':' || coalesce(default_style::text, '-'), E'\n' ORDER BY product_id)) AS digest FROM product_style_documents`))[0],
       details: (await query(db.url,
         `SELECT count(*)::int AS n, md5(string_agg(product_id || ':' || features::text || ':' || related_ids::text, E'\n' ORDER BY product_id)) AS digest FROM product_detail_documents`))[0],
     });

@@ -293,7 +293,7 @@ describe('product cards', () => {
     }
   });
 
-  it('read only the default style when the page shows no other (the document\'s generated column), the whole document when it shows styles', () => {
+  it('read only the default style when the page shows no other (the document\'s default_style column), the whole document when it shows styles', () => {
     const order: BrowseOrder = { field: 'PRICE', direction: 'DESC' };
     const cards = pageStatement({}, order, undefined, 21, { defaultStyle: true }).text;
     expect(cards).toContain('d.default_style');
@@ -301,7 +301,7 @@ describe('product cards', () => {
     expect(pageStatement({}, order, undefined, 21, { styles: true }).text).toContain('d.styles');
   });
 
-  it('the generated default style is the one the resolver picks from the document (marked default, else the first, else none), after writes too', async () => {
+  it('the stored default style is the one the resolver picks from the document (marked default, else the first, else none), after writes too', async () => {
     type Doc = { id: number; styles: { id: number; isDefault: boolean }[]; default_style: unknown };
     const pick = (styles: Doc['styles']) => styles.find((style) => style.isDefault) ?? styles[0] ?? null;
     const check = async () => {

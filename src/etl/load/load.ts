@@ -84,24 +84,25 @@ async function checkFiles(dir: string): Promise<void> {
   }
 }
 
-/** The style documents of the products with from < id <= to, from the staging tables. */
+/** The style documents (and each one's default style) of the products with from < id <= to, from the staging tables: refresh_product_style_documents's rows. */
 function documentsSql(from: number, to: number): string {
   const s = STAGING_SCHEMA;
   const styleIds = (f: string) => `(SELECT ${f}(id) FROM ${s}.styles WHERE product_id > ${from} AND product_id <= ${to})`;
   return `SET work_mem = '64MB';
-    INSERT INTO ${s}.product_style_documents (product_id, styles)
-    SELECT st.product_id, json_agg(json_build_object(
+    INSERT INTO ${s}.product_style_documents (product_id, styles, default_style)
+    SELECT d.product_id, json_agg(d.style ORDER BY d.id), (array_agg(d.style ORDER BY NOT d.is_default, d.id))[1]
+    FROM (SELECT st.product_id, st.id, st.is_default, json_build_object(
         'id', st.id, 'productId', st.product_id, 'name', st.name,
         'salePrice', st.sale_price::text, 'originalPrice', st.original_price::text, 'isDefault', st.is_default,
         'photos', coalesce(ph.photos, '[]'::json), 'skus', coalesce(k.skus, '[]'::json)
-      ) ORDER BY st.id)
+      ) AS style
     FROM ${s}.styles st
     LEFT JOIN (SELECT style_id, json_agg(json_build_object('url', url, 'thumbnailUrl', thumbnail_url) ORDER BY id) AS photos
                FROM ${s}.photos WHERE style_id BETWEEN ${styleIds('min')} AND ${styleIds('max')} GROUP BY style_id) ph ON ph.style_id = st.id
     LEFT JOIN (SELECT style_id, json_agg(json_build_object('id', id, 'size', size, 'quantity', quantity) ORDER BY id) AS skus
                FROM ${s}.skus WHERE style_id BETWEEN ${styleIds('min')} AND ${styleIds('max')} GROUP BY style_id) k ON k.style_id = st.id
-    WHERE st.product_id > ${from} AND st.product_id <= ${to}
-    GROUP BY st.product_id`;
+    WHERE st.product_id > ${from} AND st.product_id <= ${to}) d
+    GROUP BY d.product_id`;
 }
 
 /**
