@@ -75,6 +75,14 @@ describe('search tiers read bucket by bucket', () => {
     expect(pair.map((edge) => Number(edge.node.id))).toEqual([...ids.filter((_, k) => inName(k)), ...ids.filter((_, k) => !inName(k))]);
   });
 
+  it('pages through products whose ids are in the last buckets of the int range', async () => {
+    const top = 2 ** 31 - 1;
+    const near = [top - 8 * SEARCH_BUCKET - 1, top - 8 * SEARCH_BUCKET, top - SEARCH_BUCKET, top - 1, top];
+    await catalogue.direct.rows(`INSERT INTO products (id, name, slogan, description, category, default_price)
+      SELECT id, 'Quibbly Vest ' || id, 'A slogan', 'Warm.', 'Vests', 10.00 FROM unnest($1::int[]) AS id`, [near]);
+    for (const first of [1, 2]) expect((await searchAll('quibbly', first)).map((edge) => Number(edge.node.id))).toEqual(near);
+  });
+
   it('cuts a name match\'s snippet from its name, a description match\'s from every field', async () => {
     const { edges } = await search(WORD, 50);
     const byId = new Map(edges.map((edge) => [Number(edge.node.id), edge.snippet]));
