@@ -14,7 +14,7 @@ import { Transactions, type TransactionClient } from '../db/writes/transaction.t
 import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.ts';
 import type { Feature, Product } from './types.ts';
 import { NotFoundError, type ProductWrite } from './validation.ts';
-import { CREATE_PRODUCT, DELETE_PRODUCT, lockProduct, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
+import { CREATE_PRODUCT, DELETE_PRODUCT, lockProduct, PRODUCT_VERSION, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
 import {
   DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, MOVED_FROM_OTHERS, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
   LOCAL_SOURCE_VIEW, REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
@@ -67,7 +67,12 @@ export class VersionMismatch extends Error {
 
 /** What applySourceProduct did. */
 export interface SourceApplyResult {
-  outcome: 'created' | 'updated' | 'unchanged' | 'deleted' | 'absent';
+  /**
+   * superseded: written here since the version the caller read before it
+   * fetched the snapshot (a write through the sidecar, say), so the snapshot
+   * may be older than what is here: nothing was applied; verify it again.
+   */
+  outcome: 'created' | 'updated' | 'unchanged' | 'deleted' | 'absent' | 'superseded';
   /** The product as it now is locally (not for 'deleted' and 'absent'). */
   written?: WrittenProduct;
   /** Related ids the legacy service showed that do not exist here (yet): those rows were left out. */
@@ -93,7 +98,9 @@ export class CatalogService {
   private source: ProductSource | undefined;
   /** Sidecar mode: creates with the same Idempotency-Key in this process, one at a time. */
   private readonly keyedCreates = new Map<string, Promise<unknown>>();
+  private readonly pool: pg.Pool;
   constructor(pool: pg.Pool, options: { idempotencyKeyTtlSeconds?: number } = {}) {
+    this.pool = pool;
     this.transactions = new Transactions(pool);
     this.idempotencyKeys = new IdempotencyKeys(pool, options.idempotencyKeyTtlSeconds ?? 24 * 3600);
   }
@@ -194,9 +201,22 @@ export class CatalogService {
    * at the version that write left), nothing is written but the verification
    * time: no new version, no invalidation.
    */
-  async applySourceProduct(id: number, snapshot: SourceSnapshot | null): Promise<SourceApplyResult> {
+  /** Product `id`'s version here (null: no such product): what a sync reads before it fetches a snapshot (applySourceProduct's `readBefore`). */
+  async localVersion(id: number): Promise<string | null> {
+    const { rows } = await this.pool.query<{ version: string }>(PRODUCT_VERSION, [id]);
+    return rows[0]?.version ?? null;
+  }
+
+  async applySourceProduct(id: number, snapshot: SourceSnapshot | null, readBefore?: string | null): Promise<SourceApplyResult> {
     const result = await this.transactions.run(`product ${id}`, async (tx): Promise<SourceApplyResult & { referencing?: number[]; moved?: number[] }> => {
       const existed = tx.opened.length > 0;
+      // A snapshot fetched before a write here (through the sidecar) must not
+      // undo it: a sync round that read the legacy service just before a PUT
+      // applied its older product over the PUT's (an outside CI run under
+      // load served the old name until the next round).
+      if (readBefore !== undefined && ((tx.opened[0] as { version: string } | undefined)?.version ?? null) !== readBefore) {
+        return { outcome: 'superseded', missingRelated: [] };
+      }
       if (snapshot === null) {
         await tx.query(FORGET_HASH, [id]);
         if (!existed) return { outcome: 'absent', missingRelated: [] };

@@ -80,6 +80,9 @@ export const DELETE_PRODUCT = statement('delete_product', `
   SELECT id FROM referencing`);
 
 /** A product with its features (the answer to a replayed create). */
+/** Product $1's version (no row: no such product). */
+export const PRODUCT_VERSION = statement('product_version', 'SELECT version::text AS version FROM products WHERE id = $1');
+
 export const PRODUCT_WITH_FEATURES = statement('product_with_features', `
   SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM features f WHERE f.product_id = p.id) AS features
   FROM products p WHERE p.id = $1`);

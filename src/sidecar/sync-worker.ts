@@ -79,7 +79,8 @@ export class SyncWorker {
     lastRound: undefined,
   };
   /** Products applied with related ids missing (and their snapshot, to apply again without asking). */
-  private readonly incomplete = new Map<number, SourceSnapshot | undefined>();
+  /** Products applied without some related rows: the snapshot and the version it left here (re-applied only while that is still the version). */
+  private readonly incomplete = new Map<number, { snapshot: SourceSnapshot | undefined; version: string | null }>();
   private lockClient: pg.Client | undefined;
   private running = false;
   private loop: Promise<void> | undefined;
@@ -246,11 +247,17 @@ export class SyncWorker {
    * gone) and applies it; the snapshot when it has related ids missing here.
    */
   async verify(id: number): Promise<void> {
+    const readBefore = await this.options.service.localVersion(id);
     const fetched = await fetchSnapshot((path) => this.get(path), id);
-    const result = await this.options.service.applySourceProduct(id, fetched);
+    const result = await this.options.service.applySourceProduct(id, fetched, readBefore);
     this.progressState.verified++;
+    if (result.outcome === 'superseded') {
+      // Written here while the legacy service was read: read it again next round.
+      this.options.recent.add(id);
+      return;
+    }
     this.progressState.applied[result.outcome === 'absent' ? 'deleted' : result.outcome]++;
-    if (result.missingRelated.length > 0) this.incomplete.set(id, fetched ?? undefined);
+    if (result.missingRelated.length > 0) this.incomplete.set(id, { snapshot: fetched ?? undefined, version: result.written?.product.version ?? null });
     else this.incomplete.delete(id);
   }
 
@@ -346,10 +353,14 @@ export class SyncWorker {
       await this.saveState();
     } finally {
       // Incomplete products whose related products have arrived since: applied again, no legacy request.
-      for (const [id, snapshot] of [...this.incomplete]) {
+      for (const [id, { snapshot, version }] of [...this.incomplete]) {
         if (!snapshot || !this.running) continue;
-        const result = await this.options.service.applySourceProduct(id, snapshot).catch(() => undefined);
-        if (result && result.missingRelated.length === 0) this.incomplete.delete(id);
+        const result = await this.options.service.applySourceProduct(id, snapshot, version).catch(() => undefined);
+        if (result?.outcome === 'superseded') {
+          this.incomplete.delete(id);
+          recent.add(id);
+        } else if (result && result.missingRelated.length === 0) this.incomplete.delete(id);
+        else if (result) this.incomplete.set(id, { snapshot, version: result.written?.product.version ?? null });
       }
       this.progressState.rounds++;
       this.progressState.lastRound = { at: new Date(started).toISOString(), requests: used, ...stats, ms: Date.now() - started };
