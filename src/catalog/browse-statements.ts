@@ -212,6 +212,17 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
  * stop words), which the search and facet statements then take as a parameter.
  */
 export const TYPO_SIMILARITY = 0.2;
+/**
+ * How many lexemes nearest by trigram distance a misspelt word's correction
+ * is chosen from, by edit distance: a swap of two letters breaks most of a
+ * short word's trigrams, so the right word is often not the nearest ("pakra":
+ * 'pair' is nearer than 'parka').
+ */
+export const TYPO_CANDIDATES = 20;
+/** levenshtein() takes at most 255 bytes: longer lexemes are never corrections (a word searched is at most 40 characters). */
+const MAX_TYPO_LEXEME = 64;
+/** SQL: the letters of a text expression in sorted order: equal for two words that differ by swapped letters only. */
+const sortedLetters = (expression: string) => `(SELECT string_agg(c, '' ORDER BY c) FROM regexp_split_to_table(${expression}, '') AS c)`;
 
 /**
  * How a search tier finds its next page in id order (searchStatement):
@@ -273,8 +284,11 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
           -- A bare number is taken as it is; anything else is corrected to a word of letters and digits that is not a bare number
           -- (not a compound, URL or address: the partial trigram index, migration 20261129040000).
           WHEN stem ~ '^[0-9]+$' THEN stem
-          ELSE coalesce((SELECT near.lexeme FROM (SELECT l.lexeme FROM search_lexemes l WHERE l.lexeme ~ '^[[:alnum:]]+$' AND l.lexeme !~ '^[0-9]+$' ORDER BY l.lexeme <-> stem, l.lexeme LIMIT 1) near
-                         WHERE similarity(near.lexeme, stem) >= ${TYPO_SIMILARITY}), stem)
+          -- The nearest TYPO_CANDIDATES by trigrams, then the fewest edits (a swap of two letters is one), then the nearest, the commonest.
+          ELSE coalesce((SELECT near.lexeme FROM (SELECT l.lexeme, l.documents FROM search_lexemes l WHERE l.lexeme ~ '^[[:alnum:]]+$' AND l.lexeme !~ '^[0-9]+$' ORDER BY l.lexeme <-> stem, l.lexeme LIMIT ${TYPO_CANDIDATES}) near
+                         WHERE similarity(near.lexeme, stem) >= ${TYPO_SIMILARITY} AND length(near.lexeme) <= ${MAX_TYPO_LEXEME}
+                         ORDER BY levenshtein(near.lexeme, stem) - CASE WHEN ${sortedLetters('near.lexeme')} = ${sortedLetters('stem')} THEN 1 ELSE 0 END,
+                           near.lexeme <-> stem, near.documents DESC, near.lexeme LIMIT 1), stem)
         END,
         last AND (EXISTS (SELECT 1 FROM search_lexemes l WHERE l.lexeme = stem)
           OR EXISTS (SELECT 1 FROM search_lexemes l WHERE l.lexeme > stem AND l.lexeme < stem || chr(1114111) AND starts_with(l.lexeme, stem))))

@@ -400,6 +400,24 @@ describe('search', () => {
     expect(new Set(filtered.edges.map((e) => Number(e.node.id)))).toEqual(new Set([...await referenceSearch([noun])].filter((id) => wanted.has(id))));
   });
 
+  it('corrects two swapped letters to the word meant, for nearly every noun of the catalogue', async () => {
+    // The bench's typo: the third and fourth letters swapped. Trigram distance
+    // alone picked the right word for 31 of 49 such nouns at full scale.
+    const nouns = [...new Set(products.length > 0 ? (await catalogue.direct.rows<{ noun: string }>(
+      `SELECT DISTINCT lower(split_part(name, ' ', -1)) AS noun FROM products`)).map((row) => row.noun) : [])]
+      .filter((word) => /^[a-z]{5,}$/.test(word));
+    expect(nouns.length).toBeGreaterThan(10);
+    const wrong: string[] = [];
+    for (const word of nouns) {
+      const typo = `${word.slice(0, 2)}${word[3]}${word[2]}${word.slice(4)}`;
+      const { stem } = await catalogue.direct.one<{ stem: string }>(`SELECT (tsvector_to_array(to_tsvector('english', $1)))[1] AS stem`, [word]);
+      const response = await client.post(SearchProductsDocument, { query: typo, first: 1 });
+      const searched = (response.body.data as SearchProductsQuery).search.searched ?? '';
+      if (!searched.includes(`'${stem}'`)) wrong.push(`${typo} -> ${searched} (meant ${stem})`);
+    }
+    expect(wrong.length, wrong.join('; ')).toBeLessThanOrEqual(Math.floor(nouns.length * 0.05));
+  });
+
   it('searches a prefix as the lexemes it completes to, or as a prefix past PREFIX_EXPANSION of them, compounds included', async () => {
     const spread = Array.from({ length: PREFIX_EXPANSION + 1 }, (_, i) => `zqv${'abcdefghijklmnop'.slice(i, i + 3)}x`).join(' ');
     const { id } = await catalogue.direct.one<{ id: number }>(`
