@@ -58,7 +58,8 @@ export interface SyncProgress {
   passes: number;
   rounds: number;
   verified: number;
-  applied: { created: number; updated: number; unchanged: number; deleted: number };
+  /** superseded: written here while the legacy service was read (verified again next round; a product that never converges keeps adding here). */
+  applied: { created: number; updated: number; unchanged: number; deleted: number; superseded: number };
   queue: { recent: number; incomplete: number };
   lastRound: { at: string; requests: number; priority: number; discovered: number; window: number; ms: number } | undefined;
 }
@@ -74,7 +75,7 @@ export class SyncWorker {
   private readonly options: SyncWorkerOptions;
   private readonly progressState: SyncProgress = {
     cursor: 0, highestId: 0, passes: 0, rounds: 0, verified: 0,
-    applied: { created: 0, updated: 0, unchanged: 0, deleted: 0 },
+    applied: { created: 0, updated: 0, unchanged: 0, deleted: 0, superseded: 0 },
     queue: { recent: 0, incomplete: 0 },
     lastRound: undefined,
   };
@@ -251,12 +252,12 @@ export class SyncWorker {
     const fetched = await fetchSnapshot((path) => this.get(path), id);
     const result = await this.options.service.applySourceProduct(id, fetched, readBefore);
     this.progressState.verified++;
+    this.progressState.applied[result.outcome === 'absent' ? 'deleted' : result.outcome]++;
     if (result.outcome === 'superseded') {
       // Written here while the legacy service was read: read it again next round.
       this.options.recent.add(id);
       return;
     }
-    this.progressState.applied[result.outcome === 'absent' ? 'deleted' : result.outcome]++;
     if (result.missingRelated.length > 0) this.incomplete.set(id, { snapshot: fetched ?? undefined, version: result.written?.product.version ?? null });
     else this.incomplete.delete(id);
   }
