@@ -393,9 +393,9 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
     // whole category's index, the same 62,000 entries for every bucket
     // ("jackets" in Shorts: 190-400 ms).
     const firstBucket = params.add(first, 'int');
-    const stages = [`(SELECT x.product_id FROM generate_series(${firstBucket}, ${firstBucket} + ${SEARCH_BUCKETS - 1}) AS g(bucket), LATERAL (SELECT b.product_id FROM (
+    const buckets = `(SELECT x.product_id FROM generate_series(${firstBucket}, ${firstBucket} + ${SEARCH_BUCKETS - 1}) AS g(bucket), LATERAL (SELECT b.product_id FROM (
           SELECT * FROM product_browse b ${whereClause([`b.product_id / ${SEARCH_BUCKET} = g.bucket`, ...words])} OFFSET 0) b, w
-        ${whereClause([...earlier, ...filters, 'b.product_id > w.last'])} ORDER BY b.product_id LIMIT ${size}) x)`];
+        ${whereClause([...earlier, ...filters, 'b.product_id > w.last'])} ORDER BY b.product_id LIMIT ${size}) x)`;
     // bigint: past the last bucket of ids near 2^31 it is beyond int.
     const past = params.add((first + SEARCH_BUCKETS) * SEARCH_BUCKET, 'bigint');
     return [`(SELECT ${t} AS tier, product_id FROM (
@@ -405,7 +405,7 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
           SELECT * FROM product_browse WHERE product_id > ${from} ORDER BY product_id LIMIT ${window}) b ${whereClause(where)} ORDER BY b.product_id LIMIT ${size})
         SELECT product_id FROM near
         UNION ALL
-        ${stages.join('\n        UNION ALL\n        ')}
+        ${buckets}
         UNION ALL
         (SELECT b.product_id FROM product_browse b, w ${whereClause([...indexed, 'b.product_id + 0 > w.last', `b.product_id + 0 >= ${past}`])} ORDER BY b.product_id + 0 LIMIT ${size})
       ) found LIMIT ${size})`];

@@ -191,6 +191,12 @@ export class CatalogService {
     return result;
   }
 
+  /** Product `id`'s version here (null: no such product): what a sync reads before it fetches a snapshot (applySourceProduct's `readBefore`). */
+  async localVersion(id: number): Promise<string | null> {
+    const { rows } = await this.pool.query<{ version: string }>(PRODUCT_VERSION, [id]);
+    return rows[0]?.version ?? null;
+  }
+
   /**
    * Sidecar mode: makes the local copy of product `id` what the legacy service
    * shows (`snapshot`), or deletes it (null: the legacy service answered 404).
@@ -201,20 +207,15 @@ export class CatalogService {
    * at the version that write left), nothing is written but the verification
    * time: no new version, no invalidation.
    */
-  /** Product `id`'s version here (null: no such product): what a sync reads before it fetches a snapshot (applySourceProduct's `readBefore`). */
-  async localVersion(id: number): Promise<string | null> {
-    const { rows } = await this.pool.query<{ version: string }>(PRODUCT_VERSION, [id]);
-    return rows[0]?.version ?? null;
-  }
-
   async applySourceProduct(id: number, snapshot: SourceSnapshot | null, readBefore?: string | null): Promise<SourceApplyResult> {
     const result = await this.transactions.run(`product ${id}`, async (tx): Promise<SourceApplyResult & { referencing?: number[]; moved?: number[] }> => {
       const existed = tx.opened.length > 0;
+      const localVersion = (tx.opened[0] as { version: string } | undefined)?.version ?? null;
       // A snapshot fetched before a write here (through the sidecar) must not
       // undo it: a sync round that read the legacy service just before a PUT
       // applied its older product over the PUT's (an outside CI run under
       // load served the old name until the next round).
-      if (readBefore !== undefined && ((tx.opened[0] as { version: string } | undefined)?.version ?? null) !== readBefore) {
+      if (readBefore !== undefined && localVersion !== readBefore) {
         return { outcome: 'superseded', missingRelated: [] };
       }
       if (snapshot === null) {
@@ -227,7 +228,6 @@ export class CatalogService {
       if (snapshot.id !== id) throw new TypeError(`snapshot of product ${snapshot.id} applied to product ${id}`);
       const [stored] = await tx.query<{ hash: string; version: string }>(SOURCE_HASH, [id]);
       // Unchanged there, and not changed here by anything else since (a data:load, say).
-      const localVersion = (tx.opened[0] as { version: string } | undefined)?.version;
       if (existed && stored?.hash === snapshot.hash && stored.version === localVersion) {
         await tx.query(TOUCH_VERIFIED, [id]);
         const [row] = await tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]);

@@ -12,6 +12,9 @@ import { productColumns } from './queries.ts';
 /** A named statement: each connection prepares it once (names are the read statements' own otherwise). */
 const statement = (name: string, text: string): Statement => ({ name: `write_${name}`, text });
 
+/** A product's version, followed by its id. */
+const VERSION_OF_PRODUCT = 'SELECT version::text AS version FROM products WHERE id =';
+
 /**
  * The product's current version, its row locked until the transaction ends;
  * no row for an unknown id. Sent with BEGIN in one message (a round trip less
@@ -19,7 +22,7 @@ const statement = (name: string, text: string): Statement => ({ name: `write_${n
  */
 export function lockProduct(id: number): string {
   if (!Number.isSafeInteger(id)) throw new TypeError(`not a product id: ${id}`);
-  return `SELECT version::text AS version FROM products WHERE id = ${id} FOR UPDATE`;
+  return `${VERSION_OF_PRODUCT} ${id} FOR UPDATE`;
 }
 
 /** Features as the statements return them: in id order, as the reads do. */
@@ -79,10 +82,10 @@ export const DELETE_PRODUCT = statement('delete_product', `
   )
   SELECT id FROM referencing`);
 
-/** A product with its features (the answer to a replayed create). */
 /** Product $1's version (no row: no such product). */
-export const PRODUCT_VERSION = statement('product_version', 'SELECT version::text AS version FROM products WHERE id = $1');
+export const PRODUCT_VERSION = statement('product_version', `${VERSION_OF_PRODUCT} $1`);
 
+/** A product with its features (the answer to a replayed create). */
 export const PRODUCT_WITH_FEATURES = statement('product_with_features', `
   SELECT ${productColumns('p.')}, (SELECT ${FEATURES_JSON} FROM features f WHERE f.product_id = p.id) AS features
   FROM products p WHERE p.id = $1`);

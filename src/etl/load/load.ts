@@ -283,8 +283,8 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
 
     await control.query(`DROP SCHEMA IF EXISTS ${STAGING_SCHEMA} CASCADE`);
     await control.query(`CREATE SCHEMA ${STAGING_SCHEMA}`);
-    // Generated columns stay generated (a style document's default style): the
-    // staged tables become the live ones, whose later writes must keep them.
+    // Generated columns stay generated (none today; the drift check accepts
+    // them): the staged tables become the live ones, whose later writes must keep them.
     for (const table of STAGED_TABLES) {
       await control.query(`CREATE TABLE ${STAGING_SCHEMA}.${table} (LIKE public.${table} INCLUDING DEFAULTS INCLUDING GENERATED)`);
     }
