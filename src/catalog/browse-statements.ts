@@ -46,8 +46,8 @@ export interface BrowseStatement {
 export const PRICE_BANDS = ['0.00', '25.00', '50.00', '100.00', '200.00', '500.00'] as const;
 
 /**
- * Field weights of the search (the product_search_documents function of the
- * migration sets them on the documents): A name, B category, C slogan and
+ * Field weights of the search (refresh_product_browse, in the migrations,
+ * sets them on the documents): A name, B category, C slogan and
  * feature values, D description. A match's rank is the weight of the most
  * important field it needs (SEARCH_TIERS). The values are Postgres's
  * ts_rank defaults, kept so a client can compare with ts_rank.

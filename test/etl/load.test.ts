@@ -205,6 +205,14 @@ describe('loading generated catalogues', () => {
     expect(loaded.facets.n).toBeGreaterThan(0);
     expect(loaded.sizeSets.n).toBeGreaterThan(0);
     expect(loaded.lexemes.n).toBeGreaterThan(100);
+    // The vectors are each product's own texts' (computed once per distinct
+    // text by the function): the same as the plain per-product definition.
+    const [mismatched] = await query(db.url, `SELECT count(*)::int AS n FROM product_browse b JOIN products p ON p.id = b.product_id
+      CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english', p.name), 'A') AS a, setweight(to_tsvector('english', p.category), 'B') AS b,
+        setweight(to_tsvector('english', p.slogan || ' ' || coalesce((SELECT string_agg(f.value, ' ' ORDER BY f.id) FROM features f WHERE f.product_id = p.id), '')), 'C') AS c,
+        setweight(to_tsvector('english', p.description), 'D') AS d) v
+      WHERE (b.match_a, b.match_ab, b.match_abc, b.document) IS DISTINCT FROM (v.a, v.a || v.b, v.a || v.b || v.c, v.a || v.b || v.c || v.d)`);
+    expect(mismatched.n).toBe(0);
     // Rebuilt from scratch by the functions the migration uses: the same rows.
     await query(db.url, 'DELETE FROM product_browse');
     await query(db.url, 'SELECT refresh_product_browse(ARRAY(SELECT id FROM products))');
