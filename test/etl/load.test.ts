@@ -188,6 +188,62 @@ describe('loading generated catalogues', () => {
     expect(await documents()).toEqual(loaded);
   });
 
+  it('escapes and formats the style documents\' values as the triggers\' function does: quotes, backslashes, control characters, unicode, null and zero sale prices, empty arrays', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-escapes-'));
+    for (const file of fs.readdirSync(dirB)) fs.copyFileSync(path.join(dirB, file), path.join(dir, file));
+    const nextId = (file: string) => 1 + Math.max(...fs.readFileSync(path.join(dir, file), 'utf8').split('\n').slice(1)
+      .map((line) => Number.parseInt(line, 10)).filter(Number.isFinite));
+    const append = (file: string, rows: (string | number)[][]) => {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      const quoted = rows.map((row) => row.map((v) => (typeof v === 'number' ? String(v) : `"${v.replaceAll('"', '""')}"`)).join(','));
+      fs.writeFileSync(path.join(dir, file), `${text}${text.endsWith('\n') ? '' : '\n'}${quoted.join('\n')}\n`);
+    };
+    // A line is a row, so no newline; every other character JSON escapes (or must not) is here.
+    const name = 'Quote " backslash \\ tab \t cr \r bell \x07 unit \x1f del \x7f é 漢字 😀 \u2028 </script> {"a" : [1]}';
+    const size = 'X"L \\ \t \r \x01 ü 😀';
+    const url = 'https://example.com/a\\b\x01\x08\x1f\x7fé😀?q=<&>\'\\u0041';
+    const [product, style, photo, sku] = [nextId('product.csv'), nextId('styles.csv'), nextId('photos.csv'), nextId('skus.csv')];
+    append('product.csv', [[product, 'Escapes', 'Slogan', 'Description', 'Pants', 40], [product + 1, 'No default style', '', '', 'Pants', 40]]);
+    append('styles.csv', [
+      [style, product, name, 'null', '12.5', 0],
+      [style + 1, product, 'Second, "the default"', '0.1', '99999999.99', 1],
+      [style + 2, product, 'Third, a default too', '', '2', 1], // no photos, no skus
+      [style + 3, product + 1, 'Tab\there', '0', '3', 0],
+      [style + 4, product + 1, 'Plain', '7', '8', 0],
+    ]);
+    // Out of id order in the file: the documents list them by id.
+    append('photos.csv', [[photo + 1, style, url, url.replace('a\\b', 'thumb')], [photo, style, 'https://example.com/plain', 'https://example.com/plain-thumb'], [photo + 2, style + 3, url, url]]);
+    append('skus.csv', [[sku + 1, style, size, 0], [sku, style, 'One Size', 7], [sku + 2, style + 1, '"XS"', 3], [sku + 3, style + 4, '\u2028 😀', 999999999]]);
+    await loadCatalogue({ databaseUrl: db.url, dir, replace: true });
+
+    const rows = async () => (await query(db.url,
+      `SELECT product_id, styles::text AS styles, default_style::text AS default_style FROM product_style_documents WHERE product_id IN (${product}, ${product + 1}) ORDER BY product_id`));
+    const digest = async () => (await query(db.url,
+      `SELECT count(*)::int AS n, md5(string_agg(product_id || ':' || styles::text || ':' || coalesce(default_style::text, '-'), E'\n' ORDER BY product_id)) AS digest FROM product_style_documents`))[0];
+    const loaded = await rows();
+    const loadedDigest = await digest();
+    // The values came through (so the comparison below is about their escaping).
+    interface Style { id: number; name: string; salePrice: string | null; photos: { url: string }[]; skus: unknown[] }
+    const parse = (row: { styles: string; default_style: string }) => ({ styles: JSON.parse(row.styles) as Style[], defaultStyle: JSON.parse(row.default_style) as Style });
+    expect(loaded).toHaveLength(2);
+    const first = parse(loaded[0]);
+    const second = parse(loaded[1]);
+    expect(first.styles.map((s) => s.id)).toEqual([style, style + 1, style + 2]);
+    expect(first.styles[0]).toMatchObject({ name, salePrice: null, originalPrice: '12.50', isDefault: false });
+    expect(first.styles[0]!.photos.map((p) => p.url)).toEqual(['https://example.com/plain', url]);
+    expect(first.styles[0]!.skus).toEqual([{ id: sku, size: 'One Size', quantity: 7 }, { id: sku + 1, size, quantity: 0 }]);
+    expect(first.styles[1]).toMatchObject({ salePrice: '0.10', originalPrice: '99999999.99', skus: [{ id: sku + 2, size: '"XS"', quantity: 3 }] });
+    expect(first.styles[2]).toMatchObject({ salePrice: null, photos: [], skus: [] });
+    expect(first.defaultStyle.id).toBe(style + 1);
+    expect(second.styles.map((s) => [s.id, s.salePrice])).toEqual([[style + 3, null], [style + 4, '7.00']]);
+    expect(second.styles[1]!.skus).toEqual([{ id: sku + 3, size: '\u2028 😀', quantity: 999999999 }]);
+    expect(second.defaultStyle.id).toBe(style + 3);
+
+    await query(db.url, 'SELECT refresh_product_style_documents(ARRAY(SELECT id FROM products))');
+    expect(await rows()).toEqual(loaded);
+    expect(await digest()).toEqual(loadedDigest);
+  });
+
   it('builds the browse read model as the triggers\' functions do, and keeps it in sync after the swap', async () => {
     await loadCatalogue({ databaseUrl: db.url, dir: dirA, replace: true });
     const digest = (sql: string) => `SELECT count(*)::int AS n, md5(coalesce(string_agg(t::text, E'\n' ORDER BY t::text), '')) AS digest FROM (${sql}) t`;
