@@ -79,7 +79,6 @@ export class SyncWorker {
     queue: { recent: 0, incomplete: 0 },
     lastRound: undefined,
   };
-  /** Products applied with related ids missing (and their snapshot, to apply again without asking). */
   /** Products applied without some related rows: the snapshot and the version it left here (re-applied only while that is still the version). */
   private readonly incomplete = new Map<number, { snapshot: SourceSnapshot | undefined; version: string | null }>();
   private lockClient: pg.Client | undefined;
