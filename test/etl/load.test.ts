@@ -130,6 +130,37 @@ describe('loading generated catalogues', () => {
     expect(n).toBe(summary.counts.products);
   });
 
+  it('swaps in after a write that deadlocks with the swap (tried again), and the write completes', async () => {
+    // A writer that holds a child table (a sku inserted) and then needs a
+    // parent (its foreign-key check's share lock), while the swap holds the
+    // parents and waits for the children: Postgres aborts the swap.
+    const writer = new pg.Client({ connectionString: db.url });
+    await writer.connect();
+    let written: Promise<unknown> | undefined;
+    const lines: string[] = [];
+    try {
+      const summary = await loadCatalogue({
+        databaseUrl: db.url, dir: dirA, replace: true, log: (line) => lines.push(line),
+        beforeSwap: async () => {
+          await writer.query('BEGIN');
+          await writer.query('LOCK TABLE public.skus IN ROW EXCLUSIVE MODE');
+          // Once the swap waits for skus, ask for products, which it holds.
+          written = new Promise((resolve) => setTimeout(resolve, 300))
+            .then(() => writer.query('SELECT 1 FROM public.products LIMIT 1 FOR KEY SHARE'))
+            .then(() => writer.query('COMMIT'));
+        },
+      });
+      await written;
+      expect(lines.some((line) => /deadlock/.test(line))).toBe(true);
+      const [{ n }] = await query(db.url, 'SELECT count(*)::int AS n FROM products');
+      expect(n).toBe(summary.counts.products);
+      const [run] = await query(db.url, `SELECT status FROM load_runs WHERE id = ${summary.runId}`);
+      expect(run.status).toBe('succeeded');
+    } finally {
+      await writer.end();
+    }
+  });
+
   it('serves reads from the old catalogue while a load is in progress', async () => {
     const [{ n: before }] = await query(db.url, 'SELECT count(*)::int AS n FROM products');
     let during: number | undefined;

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../db/server/migrate.ts';
+import { isWriteConflict } from '../../db/writes/transaction.ts';
 import { Progress } from '../progress.ts';
 import { IdSet } from './id-set.ts';
 import { CopyWriter } from './copy-writer.ts';
@@ -31,6 +32,8 @@ const PHASES = [['product'], ['styles', 'features', 'related'], ['skus', 'photos
 /** COPY connections per file: Postgres parses and writes one file's rows on all of them at once. */
 const COPY_STREAMS = 2;
 const LOAD_LOCK = 72707370;
+/** Times the swap is tried when a concurrent write deadlocks with it. */
+const SWAP_ATTEMPTS = 5;
 
 export interface LoadOptions {
   databaseUrl: string;
@@ -378,41 +381,61 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
 
     if (options.beforeSwap) await options.beforeSwap(control);
 
-    // 3. The swap: one short transaction.
-    await control.query('BEGIN');
-    await control.query(`SET LOCAL lock_timeout = '30s'`);
-    await control.query(`LOCK TABLE ${STAGED_TABLES.map((t) => `public.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
-    for (const table of CATALOG_TABLES) await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY NONE`);
-    await control.query(`DROP TABLE ${[...STAGED_TABLES].reverse().map((t) => `public.${t}`).join(', ')}`);
-    for (const table of READ_MODEL_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
-    for (const table of CATALOG_TABLES) {
-      await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
-      await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY public.${table}.id`);
-      await control.query(`SELECT setval('public.${table}_id_seq', COALESCE((SELECT max(id) FROM public.${table}), 1), (SELECT count(*) > 0 FROM public.${table}))`);
-    }
-    await control.query(`DROP SCHEMA ${STAGING_SCHEMA}`);
-    // Idempotency keys name products of the catalogue just replaced (ids are reused).
-    await control.query('DELETE FROM public.idempotency_keys');
-    const counts = {} as Record<Table, number>;
-    for (const stats of files) counts[TABLES.find((t) => t.fileName === stats.file)!.table] = stats.loaded;
-    const swapDone = performance.now();
-    const summary: LoadSummary = {
-      runId,
-      files: TABLES.map((t) => files.find((f) => f.file === t.fileName)!),
-      counts,
-      seconds: {
-        files: (filesDone - startedAt) / 1000,
-        keys: (keysDone - filesDone) / 1000,
-        build: (graphDone - keysDone) / 1000,
-        busy,
-        finish: (documentsDone - graphDone) / 1000,
-        swap: (swapDone - documentsDone) / 1000,
-        total: (swapDone - startedAt) / 1000,
-      },
-      peakMemoryMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    // 3. The swap: one short transaction, run again after a deadlock. A
+    //    writer that locked a child table first (a sku inserted, its
+    //    foreign-key check then asking for its style) while the swap holds the
+    //    parents and waits for the children completes a cycle, and Postgres
+    //    aborts the swap (2 of 5 loads under 30 writers, an outside run):
+    //    rolled back whole, the swap only has to be tried again.
+    const loadRun = runId;
+    const swap = async (): Promise<LoadSummary> => {
+      await control.query('BEGIN');
+      await control.query(`SET LOCAL lock_timeout = '30s'`);
+      await control.query(`LOCK TABLE ${STAGED_TABLES.map((t) => `public.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+      for (const table of CATALOG_TABLES) await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY NONE`);
+      await control.query(`DROP TABLE ${[...STAGED_TABLES].reverse().map((t) => `public.${t}`).join(', ')}`);
+      for (const table of READ_MODEL_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
+      for (const table of CATALOG_TABLES) {
+        await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
+        await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY public.${table}.id`);
+        await control.query(`SELECT setval('public.${table}_id_seq', COALESCE((SELECT max(id) FROM public.${table}), 1), (SELECT count(*) > 0 FROM public.${table}))`);
+      }
+      await control.query(`DROP SCHEMA ${STAGING_SCHEMA}`);
+      // Idempotency keys name products of the catalogue just replaced (ids are reused).
+      await control.query('DELETE FROM public.idempotency_keys');
+      const counts = {} as Record<Table, number>;
+      for (const stats of files) counts[TABLES.find((t) => t.fileName === stats.file)!.table] = stats.loaded;
+      const swapDone = performance.now();
+      const summary: LoadSummary = {
+        runId: loadRun,
+        files: TABLES.map((t) => files.find((f) => f.file === t.fileName)!),
+        counts,
+        seconds: {
+          files: (filesDone - startedAt) / 1000,
+          keys: (keysDone - filesDone) / 1000,
+          build: (graphDone - keysDone) / 1000,
+          busy,
+          finish: (documentsDone - graphDone) / 1000,
+          swap: (swapDone - documentsDone) / 1000,
+          total: (swapDone - startedAt) / 1000,
+        },
+        peakMemoryMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      };
+      await control.query(`UPDATE load_runs SET status = 'succeeded', finished_at = now(), summary = $2 WHERE id = $1`, [loadRun, JSON.stringify(summary)]);
+      await control.query('COMMIT');
+      return summary;
     };
-    await control.query(`UPDATE load_runs SET status = 'succeeded', finished_at = now(), summary = $2 WHERE id = $1`, [runId, JSON.stringify(summary)]);
-    await control.query('COMMIT');
+    let summary: LoadSummary | undefined;
+    for (let attempt = 1; summary === undefined; attempt++) {
+      try {
+        summary = await swap();
+      } catch (error) {
+        if (!isWriteConflict(error) || attempt >= SWAP_ATTEMPTS) throw error;
+        await control.query('ROLLBACK');
+        log(`the swap met a deadlock with a concurrent write; trying again (${attempt} of ${SWAP_ATTEMPTS - 1} retries)`);
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
     swapped = true;
     return summary;
   } catch (error) {
