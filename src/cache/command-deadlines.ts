@@ -1,8 +1,8 @@
 // A bound on every Redis command, at the cost of a push per command.
 //
 // ioredis's own commandTimeout arms a timer for each command and clears it
-// when the reply comes: 11% of a REST cache hit's CPU (profiled; the hot-set
-// bench went from 13,000 to 14,600 requests/s without it). Every command of a
+// when the reply comes: 11% of a REST cache hit's CPU (profiled under the
+// hot-set bench, docs/performance.md). Every command of a
 // client has the same bound, so commands expire in the order they were sent:
 // one queue and one timer, due when the oldest pending command is, serve them
 // all. Answered commands leave the queue when the timer next runs.

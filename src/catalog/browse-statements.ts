@@ -239,9 +239,9 @@ const sortedLetters = (expression: string) => `(SELECT string_agg(c, '' ORDER BY
  * 20261201000000), so GIN skips through the bucket and every word together:
  * 0.06-0.1 ms a bucket at full scale, whatever the words' frequencies;
  * only a tier sparser than that (about 21 in 32,768 products, 0.06%) asks
- * the index for every match past them, and then has few to sort. Before the
- * buckets a tier read 5,000 products one by one and then intersected the
- * words' whole posting lists: "vintage hoodie" 5.4 ms, now 1.3 ms.
+ * the index for every match past them, and then has few to sort. Without the
+ * buckets a tier past its window intersects the words' whole posting lists,
+ * whatever the page needs (docs/browse.md, "Why the statements are written").
  */
 export const SEARCH_WINDOW = 500;
 /** Ids per bucket: the divisor in the tier indexes' expression (checked by test/graphql/search-buckets.test.ts). */
@@ -269,8 +269,7 @@ export const SEARCH_POSTINGS_SHARE = 0.5;
  * intersects exact entries with the other words' (skipping through the
  * rarest), while a prefix entry is read whole into a bitmap first. "camo
  * oxfords" (`'camo' & 'oxford':*`, which covers one lexeme): 6.2 ms of GIN
- * as a prefix, 1.6 ms as the word; the bench's 259 searches averaged 11.0
- * ms, 7.2 ms expanded (docs/browse.md).
+ * as a prefix, 1.6 ms as the word (docs/browse.md).
  */
 export const PREFIX_EXPANSION = 8;
 

@@ -16,10 +16,10 @@ import type { CatalogQueries, Product } from './queries.ts';
 /**
  * Rows a page may skip past its anchor. A skipped row is still read from the
  * table (OFFSET fetches it to drop it), so the spacing is what a listing page
- * costs Postgres: 1,000 (up to 1,000 rows, 500 on average) made the page
- * Postgres-bound at 2,400 requests/s, and 2 workers worse than 1 at 40
- * connections (p99 87 ms against 35 ms, docs/performance.md); 100 anchors
- * cost 8 bytes each (80 KB for a million products) and the same one scan.
+ * costs Postgres: with 1,000 (500 skipped rows on average) the listing page
+ * is Postgres-bound well below the other routes, and a second worker only
+ * lengthens Postgres's queue; 100 anchors cost 8 bytes each (80 KB for a
+ * million products) and the same one scan.
  */
 export const ANCHOR_SPACING = 100;
 
@@ -73,12 +73,10 @@ export class ProductPages {
    * The periodic rebuild, when products may have been created or deleted
    * since the last one. A rebuild reads the whole primary key (2 s of a
    * Postgres core at full scale, more on a cold cache), and every worker
-   * process did it every LISTING_REFRESH_MS whether or not anything changed:
-   * with two workers on two cores, two of them at once held both cores (the
-   * listing page's p99 at 40 connections, docs/performance.md). Now the
-   * table's insert and delete counts are read first (one row of
-   * pg_stat_user_tables) and the anchors are rebuilt only when they moved,
-   * or when they cannot say.
+   * process would do it every LISTING_REFRESH_MS: with two workers on two
+   * cores, two rebuilds at once hold both cores. So the table's insert and
+   * delete counts are read first (one row of pg_stat_user_tables) and the
+   * anchors are rebuilt only when they moved, or when they cannot say.
    */
   private async refresh(previous: Promise<number[]>): Promise<void> {
     const signature = await this.outsideRequests.runInAsyncScope(() => this.queries.productsChangeSignature());

@@ -50,7 +50,7 @@ export interface Cardinality {
 
 /**
  * Measured on the full-scale legacy catalogue (database `catalogue_bench`:
- * 1,000,011 products, 1,957,702 styles; 2026-11-24) by
+ * 1,000,011 products, 1,957,702 styles) by
  * scripts/cardinalities.sql. docs/graphql.md "GraphQL limits" shows them in a table,
  * which test/graphql/cost.test.ts holds to exactly these numbers.
  * `Product.related` counts what the field returns (distinct related products

@@ -100,8 +100,8 @@ type LineMethod = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
  * A request's logger, made when the request first writes a line at an
  * enabled level. Fastify makes a pino child for every request (binding its
  * reqId), and most requests write nothing at the levels run in production:
- * making it cost 7% of a REST cache hit's throughput (15.6k requests/s with
- * LOG_LEVEL=silent against 14.5k at warn, measured with the hot-set bench).
+ * making it costs about 7% of a REST cache hit's throughput (the hot-set
+ * bench at LOG_LEVEL=silent against warn).
  */
 class RequestLogger {
   private made: FastifyBaseLogger | undefined;

@@ -10,8 +10,8 @@
 // execution; preparing bought nothing. The plans are the same index lookups
 // whatever the batch size, so one generic plan serves them all. Measured with
 // `GET /products/:id/styles` at full scale: Postgres CPU per request 0.41 ms
-// re-planning, 0.13 ms with the generic plan; 2,444 → 3,903 requests/s.
-// Writes (Prisma) are keyed single-row statements, equally served by it.
+// re-planning, 0.13 ms with the generic plan.
+// Writes are keyed single-row statements, equally served by it.
 //
 // max_parallel_workers_per_gather=0: a browse page reads 21 rows in index
 // order, but its generic plan (a filter or a cursor of unknown selectivity)

@@ -92,20 +92,19 @@ async function checkFiles(dir: string): Promise<void> {
  * from < id <= to, from the staging tables: refresh_product_style_documents's
  * rows, byte for byte (test/etl/load.test.ts compares them), built set-based.
  *
- * Measured on a 50,000-product slice of the full-scale catalogue (98k styles,
- * 282k photos, 563k skus; execution time, median of 3): 2,610 ms before,
- * 1,960 ms now, from
+ * Why it is written this way (each measured on a 50,000-product slice of the
+ * full-scale catalogue, about 2 s in all):
  * - the slice's style-id range read from styles_product_id_idx: plain
  *   min(id) and max(id) let the planner walk styles' primary key from either
  *   end, filtering on product_id, through every style outside the slice
- *   (~2 million rows, twice: -440 ms). `id + 0` keeps it off the key;
- * - each style object built once (-210 ms with the next): without the
+ *   (~2 million rows, twice). `id + 0` keeps it off the key;
+ * - each style object built once: without the
  *   OFFSET 0 fence the planner evaluates it past the sort, once in each
  *   aggregate (json_agg and the default's); and the default style picked
  *   with a FILTER under the aggregates' common ORDER BY id, rather than its
  *   own ORDER BY NOT is_default, id (a sort per product);
  * - not kept: the skus' objects written as text and cast to json once per
- *   style (-150 ms, 8%): a second spelling of the documents' shape, for 1%
+ *   style (8% of the statement): a second spelling of the documents' shape, for 1%
  *   of a full load; the same for photos, or for everything, gained nothing
  *   more (the cast re-parses the photos' long URLs).
  */
