@@ -5,7 +5,7 @@
 // once for the shape's own predicates rather than for a catch-all
 // `($1 IS NULL OR ...)` that no index serves. Everything reads the browse
 // read model (product_browse, browse_facet_cells, search_lexemes: see the
-// migration 20261125100000_browse and docs/browse.md).
+// functions in prisma/functions and docs/browse.md).
 import { createHash } from 'node:crypto';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
 import type { Position } from './browse-cursor.ts';

@@ -50,7 +50,7 @@ export const KEYED = {
   featuresByProductIds: keyed<Feature>(`SELECT id, product_id AS "productId", feature, value FROM features WHERE product_id = ANY($1::int[]) ORDER BY id`, byProductId),
   stylesByProductIds: keyed<Style>(`SELECT ${STYLE_COLUMNS} FROM styles s WHERE s.product_id = ANY($1::int[]) ORDER BY s.id`, byProductId),
   // Styles with their photos and skus, from the per-product read model
-  // (product_style_documents, kept in sync by triggers; see its migration).
+  // (product_style_documents, kept in sync by triggers: prisma/functions).
   styleDocumentsByProductIds: keyed<{ productId: number; styles: Style[] }>(
     `SELECT product_id AS "productId", styles FROM product_style_documents WHERE product_id = ANY($1::int[])`, byProductId),
   // A product page in one round trip: the product, its styles, their photos and skus.
@@ -61,7 +61,7 @@ export const KEYED = {
   // A product with its features, read in one statement: one snapshot, so the
   // version (the REST ETag) always belongs to the features beside it. The
   // features come from the per-product read model (product_detail_documents,
-  // kept in sync by triggers; see its migration).
+  // kept in sync by triggers: prisma/functions).
   productsWithFeaturesByIds: keyed<ProductWithFeatures>(`
     SELECT ${productColumns('p.')}, coalesce(dd.features, '[]'::json) AS features
     FROM products p LEFT JOIN product_detail_documents dd ON dd.product_id = p.id

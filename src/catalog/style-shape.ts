@@ -2,11 +2,11 @@
 // a style, of its photos and of its skus, with the column it comes from. The
 // keyed style, photo and sku reads (queries.ts) select exactly these; the
 // Style, Photo and Sku types (types.ts) are checked against them at compile
-// time; the product_style_documents function (its migration) and the GraphQL
+// time; refresh_product_style_documents (prisma/functions) and the GraphQL
 // schema are checked against them by test/catalog/style-shape.test.ts.
 //
 // Adding a field to Style: a column here, the field in types.ts (tsc insists),
-// a migration replacing refresh_product_style_documents (the test insists), and
+// the field in prisma/functions/refresh_product_style_documents.sql (the test insists), and
 // the field in schema/styles.graphql (the test insists; then npm run codegen).
 import type { Photo, Sku, Style } from './types.ts';
 

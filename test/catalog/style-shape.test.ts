@@ -1,7 +1,7 @@
 // The style's shape is declared once (src/catalog/style-shape.ts). Everything
 // that cannot be derived from it is checked against it here, so a field added
 // in one place only fails: the documents refresh_product_style_documents builds
-// (a migration), the keyed reads, and the GraphQL types.
+// (prisma/functions), the keyed reads, and the GraphQL types.
 import { buildSchema, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PHOTO_FIELDS, SKU_FIELDS, STYLE_FIELDS, STYLE_LISTS } from '../../src/catalog/style-shape.ts';

@@ -1,13 +1,15 @@
 // The offline migration runner (src/db/server/migrate.ts). It must leave the same
 // `_prisma_migrations` bookkeeping as `prisma migrate deploy`, refuse to run
 // over a migration that was edited after being applied, and never leave half a
-// migration behind.
+// migration behind; and apply the repeatable function definitions
+// (prisma/functions) whenever they change, so that a database migrated long
+// ago and a fresh one end with the same functions and triggers.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR, MigrationError, migrate } from '../../src/db/server/migrate.ts';
+import { FUNCTIONS_DIR, MIGRATIONS_DIR, MigrationError, migrate, readRepeatables } from '../../src/db/server/migrate.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { queryOnce as query } from '../../src/db/pool/query-once.ts';
 
@@ -38,13 +40,44 @@ async function emptyDatabase(): Promise<TestDatabase> {
   return database;
 }
 
-/** A private copy of prisma/migrations that a test may edit freely. */
-function copyOfMigrations(): string {
+/** A private copy of prisma/migrations (or another directory) that a test may edit freely. */
+function copyOfMigrations(from = MIGRATIONS_DIR): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-migrations-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.cpSync(MIGRATIONS_DIR, dir, { recursive: true });
+  fs.cpSync(from, dir, { recursive: true });
   return dir;
 }
+
+/** An empty directory: no repeatable definitions, as before prisma/functions existed. */
+function noFunctions(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-functions-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * Every function (outside extensions) and trigger of the public schema, as
+ * Postgres prints its definition: what a database will actually run.
+ */
+const liveDefinitions = async (url: string) =>
+  new Map(
+    (
+      await query<{ name: string; definition: string }>(
+        url,
+        `SELECT p.oid::regprocedure::text AS name, pg_get_functiondef(p.oid) AS definition
+         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+         WHERE n.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
+         UNION ALL
+         SELECT 'trigger ' || t.tgname, pg_get_triggerdef(t.oid)
+         FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = 'public' AND NOT t.tgisinternal
+         ORDER BY 1`,
+      )
+    ).map((row) => [row.name, row.definition]),
+  );
+
+const repeatableRows = (url: string) =>
+  query<{ name: string; checksum: string }>(url, 'SELECT name, checksum FROM "_repeatable_migrations" ORDER BY name');
 
 
 const migrationRows = (url: string) =>
@@ -55,7 +88,7 @@ const userTables = async (url: string) =>
   (
     await query<{ name: string }>(
       url,
-      `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations' ORDER BY 1`,
+      `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('_prisma_migrations', '_repeatable_migrations') ORDER BY 1`,
     )
   ).map((row) => row.name);
 
@@ -66,7 +99,7 @@ describe('migrate()', () => {
 
     expect(ALL[0]).toBe(INIT);
     expect(await migrate(url, (message) => log.push(message))).toEqual(ALL);
-    expect(log).toEqual(ALL.map((name) => `applied migration ${name}`));
+    expect(log.slice(0, ALL.length)).toEqual(ALL.map((name) => `applied migration ${name}`));
 
     // The checksum is computed here independently of the runner: Prisma's is
     // the sha256 hex of the file's bytes, and the two tools must agree.
@@ -164,5 +197,97 @@ describe('migrate()', () => {
     );
     expect(await migrationRows(url)).toEqual([]);
     expect(await userTables(url)).toEqual([]);
+  });
+});
+
+describe('repeatable function definitions (prisma/functions)', () => {
+  const FILES = readRepeatables().map((r) => r.name);
+
+  it('are applied to a fresh database and recorded with their checksums', async () => {
+    const { url } = await emptyDatabase();
+    const log: string[] = [];
+    await migrate(url, (message) => log.push(message));
+    expect(log.at(-1)).toBe(`applied ${FILES.length} function definition(s) from prisma/functions: ${FILES.join(', ')}`);
+    expect(await repeatableRows(url)).toEqual(readRepeatables().map(({ name, checksum }) => ({ name, checksum })));
+    // A second run applies nothing and logs nothing.
+    log.length = 0;
+    await migrate(url, (message) => log.push(message));
+    expect(log).toEqual([]);
+  });
+
+  it('hold every function and trigger of the database: none is defined by a versioned migration alone', async () => {
+    const { url } = await emptyDatabase();
+    await migrate(url);
+    const sql = readRepeatables().map((r) => r.sql).join('\n');
+    for (const name of (await liveDefinitions(url)).keys()) {
+      const object = name.startsWith('trigger ') ? name.slice('trigger '.length) : name.slice(0, name.indexOf('('));
+      expect(sql, `${name} has no definition in ${FUNCTIONS_DIR}`).toMatch(new RegExp(`CREATE OR REPLACE (?:FUNCTION|TRIGGER) ${object}\\b`));
+    }
+  });
+
+  it('bring a database migrated before they existed, or with older versions of them, to the same definitions as a fresh one', async () => {
+    const fresh = await emptyDatabase();
+    await migrate(fresh.url);
+    const expected = await liveDefinitions(fresh.url);
+
+    // Migrated before prisma/functions existed: the functions the versioned migrations left.
+    const old = await emptyDatabase();
+    await migrate(old.url, () => {}, MIGRATIONS_DIR, noFunctions());
+    // Migrated with an older refresh_product_browse and rebuild_browse_aggregates than the ones now in the repository.
+    const edited = await emptyDatabase();
+    const olderFunctions = copyOfMigrations(FUNCTIONS_DIR);
+    const older = (name: string, from: string, to: string) => {
+      const file = path.join(olderFunctions, `${name}.sql`);
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replaceAll(from, to));
+    };
+    older('refresh_product_browse', "'english'", "'simple'");
+    older('rebuild_browse_aggregates', 'DELETE FROM search_lexemes;', 'DELETE FROM search_lexemes WHERE true;');
+    await migrate(edited.url, () => {}, MIGRATIONS_DIR, olderFunctions);
+    expect(await liveDefinitions(edited.url)).not.toEqual(expected);
+
+    for (const database of [old, edited]) {
+      const log: string[] = [];
+      await migrate(database.url, (message) => log.push(message));
+      expect(await liveDefinitions(database.url)).toEqual(expected);
+      expect(await repeatableRows(database.url)).toEqual(await repeatableRows(fresh.url));
+    }
+  });
+
+  it('re-apply only an edited file, and every file after a versioned migration ran', async () => {
+    const { url } = await emptyDatabase();
+    const migrations = copyOfMigrations();
+    const functions = copyOfMigrations(FUNCTIONS_DIR);
+    await migrate(url, () => {}, migrations, functions);
+
+    const file = path.join(functions, 'browse_cell_change.sql');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace("'n', n)", "'n', n, 'edited', true)"));
+    const log: string[] = [];
+    await migrate(url, (message) => log.push(message), migrations, functions);
+    expect(log).toEqual(['applied 1 function definition(s) from prisma/functions: browse_cell_change']);
+    expect(await query(url, `SELECT browse_cell_change('Kicks', 1, false, '{}', 1) AS c`)).toEqual([
+      { c: { category: 'Kicks', price: 1, on_sale: false, sizes: [], n: 1, edited: true } },
+    ]);
+
+    // A versioned migration that drops a function (and its triggers) with it: the definitions are applied again.
+    fs.mkdirSync(path.join(migrations, '20990101000000_drop'));
+    fs.writeFileSync(path.join(migrations, '20990101000000_drop', 'migration.sql'), 'DROP FUNCTION product_browse_changed() CASCADE;\n');
+    await migrate(url, () => {}, migrations, functions);
+    expect(await query(url, `SELECT tgname FROM pg_trigger WHERE tgname LIKE 'product_browse_%' ORDER BY 1`)).toEqual([
+      { tgname: 'product_browse_deleted' }, { tgname: 'product_browse_inserted' }, { tgname: 'product_browse_updated' },
+    ]);
+  });
+
+  it('roll back every definition of a run when one fails, and name the file', async () => {
+    const { url } = await emptyDatabase();
+    const functions = copyOfMigrations(FUNCTIONS_DIR);
+    await migrate(url, () => {}, MIGRATIONS_DIR, functions);
+    const before = await liveDefinitions(url);
+    const rows = await repeatableRows(url);
+
+    fs.appendFileSync(path.join(functions, 'add_search_lexemes.sql'), '\n-- edited\n');
+    fs.writeFileSync(path.join(functions, 'zz_broken.sql'), 'CREATE OR REPLACE TRIGGER zz AFTER INSERT ON no_such_table FOR EACH STATEMENT EXECUTE FUNCTION styles_changed();\n');
+    await expect(migrate(url, () => {}, MIGRATIONS_DIR, functions)).rejects.toThrow('function definition zz_broken failed: relation "no_such_table" does not exist');
+    expect(await liveDefinitions(url)).toEqual(before);
+    expect(await repeatableRows(url)).toEqual(rows);
   });
 });

@@ -42,7 +42,7 @@ const LEAKS: readonly RegExp[] = [
   /prisma/i,
   /\b(?:SELECT|INSERT|UPDATE|DELETE)\b[\s\S]*\b(?:FROM|INTO|SET|WHERE)\b/i, // SQL
   /\b(?:FROM|JOIN|INTO|TABLE)\s+"?(?:public"?\.)?"?(?:products|features|styles|photos|skus|related|load_runs|load_rejects)\b/i,
-  /_prisma_migrations|\bload_re(?:jects|runs)\b/,
+  /_prisma_migrations|_repeatable_migrations|\bload_re(?:jects|runs)\b/,
   // (graphql-js's own "Value … does not exist in "<Enum>" enum." is input coercion, not Postgres.)
   /invalid input syntax|out of range for type|violates .*constraint|duplicate key|syntax error at or near|relation "|column "|does not exist(?! in "\w+" enum)/i,
   /\bpg_|postgres(?:ql)?:\/\/|ECONNREFUSED|ECONNRESET|127\.0\.0\.1|password/i,

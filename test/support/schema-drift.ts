@@ -23,9 +23,10 @@ import { canonicalJson } from '../../src/util/canonical-json.ts';
 
 export const SCHEMA_PATH = path.resolve(import.meta.dirname, '../../prisma/schema.prisma');
 
-// Our runner's bookkeeping table: it exists in every migrated database but is
-// not (and must not be) a model.
-const IGNORED_TABLES = new Set(['_prisma_migrations']);
+// Our runner's bookkeeping tables (versioned migrations, and the repeatable
+// function definitions of prisma/functions): they exist in every migrated
+// database but are not (and must not be) models.
+const IGNORED_TABLES = new Set(['_prisma_migrations', '_repeatable_migrations']);
 
 // Indexes Prisma's schema language cannot declare (a partial index), made by
 // a migration and named here with why; any other is a difference.

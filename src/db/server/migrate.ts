@@ -1,12 +1,21 @@
 // Applies prisma/migrations/*/migration.sql offline and records each one in
 // Prisma's own `_prisma_migrations` table, exactly as `prisma migrate deploy`
 // would, so the two tools agree about which migrations a database has.
+//
+// Then the repeatable definitions, prisma/functions/*.sql (like Flyway's
+// repeatable migrations): the live SQL of every read-model and search
+// function and its triggers, one file per function, each applied whenever
+// its checksum differs from the one recorded in `_repeatable_migrations`
+// (and every one after a versioned migration ran, which may have dropped or
+// replaced what they define). They are `CREATE OR REPLACE`, so a fresh
+// database and one that ran the old migrations end the same.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../../prisma/migrations');
+export const FUNCTIONS_DIR = path.resolve(import.meta.dirname, '../../../prisma/functions');
 
 // The advisory lock key Prisma's migration engine takes, so that our runner and
 // `prisma migrate deploy` never run at the same time on one database.
@@ -22,6 +31,13 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "rolled_back_at"        TIMESTAMPTZ,
     "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
     "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
+)`;
+
+const CREATE_REPEATABLES_TABLE = `
+CREATE TABLE IF NOT EXISTS "_repeatable_migrations" (
+    "name"        TEXT PRIMARY KEY NOT NULL,
+    "checksum"    VARCHAR(64) NOT NULL,
+    "applied_at"  TIMESTAMPTZ NOT NULL DEFAULT now()
 )`;
 
 export interface Migration {
@@ -42,6 +58,19 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
+/** The repeatable definitions (prisma/functions/*.sql), in file name order. */
+export function readRepeatables(dir = FUNCTIONS_DIR): Migration[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.sql'))
+    .sort()
+    .map((file) => {
+      const sql = fs.readFileSync(path.join(dir, file), 'utf8');
+      return { name: file.slice(0, -'.sql'.length), sql, checksum: crypto.createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
 export class MigrationError extends Error {}
 
 interface AppliedRow {
@@ -52,7 +81,7 @@ interface AppliedRow {
 }
 
 /** Applies every pending migration; returns the names applied by this call. */
-export async function migrate(databaseUrl: string, log: (message: string) => void = () => {}, dir = MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(databaseUrl: string, log: (message: string) => void = () => {}, dir = MIGRATIONS_DIR, functionsDir = FUNCTIONS_DIR): Promise<string[]> {
   const migrations = readMigrations(dir);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -99,9 +128,45 @@ export async function migrate(databaseUrl: string, log: (message: string) => voi
       log(`applied migration ${migration.name}`);
       applied.push(migration.name);
     }
+    await applyRepeatables(client, readRepeatables(functionsDir), applied.length > 0, log);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK]).catch(() => {});
     await client.end();
   }
   return applied;
+}
+
+/**
+ * Applies the repeatable definitions whose checksum differs from the one
+ * recorded (all of them when `all`), in one transaction, in file name
+ * order. Function bodies are checked when they run, not when they are
+ * created (check_function_bodies off, as pg_dump does), so one function
+ * may call another defined in a later file.
+ */
+async function applyRepeatables(client: pg.Client, repeatables: Migration[], all: boolean, log: (message: string) => void): Promise<void> {
+  await client.query(CREATE_REPEATABLES_TABLE);
+  const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM "_repeatable_migrations"');
+  const recorded = new Map(rows.map((row) => [row.name, row.checksum]));
+  const due = repeatables.filter((r) => all || recorded.get(r.name) !== r.checksum);
+  if (due.length === 0) return;
+  let current = '';
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL check_function_bodies = off');
+    for (const repeatable of due) {
+      current = repeatable.name;
+      await client.query(repeatable.sql);
+      await client.query(
+        `INSERT INTO "_repeatable_migrations" (name, checksum) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
+        [repeatable.name, repeatable.checksum],
+      );
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw new MigrationError(`function definition ${current} failed: ${(error as Error).message}`);
+  }
+  const changed = due.filter((r) => recorded.get(r.name) !== r.checksum).map((r) => r.name);
+  if (changed.length > 0) log(`applied ${changed.length} function definition(s) from prisma/functions: ${changed.join(', ')}`);
 }

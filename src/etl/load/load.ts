@@ -181,7 +181,7 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   // lasts for the one implicit transaction); it upserts on product_browse's
   // key, built with the catalogue's. Memoize only hashes each product's
   // unique texts for nothing. No product locks: nothing else writes the
-  // staging tables (migration 20261129030000).
+  // staging tables (prisma/functions/refresh_product_browse.sql).
   for (let from = 0; from < maxProductId; from += BROWSE_CHUNK) {
     readModel.push({
       name: `product_browse:rows ${from}`, kind: 'browse rows', after: analyzed('products', 'features', 'styles', 'skus'),
