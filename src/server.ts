@@ -333,6 +333,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   // Text that is not Unicode (src/http/unicode.ts) is a GraphQL input error naming the field;
   // a body the client never finished is its doing (src/http/client-gone.ts); other errors keep the answers they had.
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A GraphQL request that failed before Apollo ran it: its completion line and metrics count the error.
+    (request.graphqlOperation ?? recordOperation(request)).errors += 1;
     if (clientGone(request)) {
       request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
       return reply.code(400).send({ errors: [{ message: CLIENT_GONE_MESSAGE, extensions: { code: 'BAD_REQUEST' } }] });

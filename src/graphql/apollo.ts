@@ -62,6 +62,8 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     // own signal handlers (and its drain plugin, which closes every
     // connection) would cut in-flight requests and kill the process by signal.
     stopOnTerminationSignals: false,
+    // Apollo's own lines (an unexpected error, a failed store) as JSON log lines like every other.
+    logger: app.log,
     persistedQueries: { ttl: options.persistedQueries.ttlSeconds, ...(options.persistedQueries.cache ? { cache: options.persistedQueries.cache } : {}) },
     includeStacktraceInErrorResponses: false,
     formatError: makeFormatError({ mask: !options.exposeErrors, suggestions: options.fieldSuggestions }),

@@ -131,8 +131,13 @@ export function makeFormatError(options: { mask: boolean; suggestions: boolean }
 }
 
 /** Logs every internal error with the id of the request it happened in. */
-export function logInternalErrors(log: (details: Record<string, unknown>, message: string) => void): ApolloServerPlugin<GraphQLContext> {
+export function logInternalErrors<Context extends Pick<GraphQLContext, 'requestId'>>(log: (details: Record<string, unknown>, message: string) => void): ApolloServerPlugin<Context> {
   return {
+    // Thrown outside any field (by a plugin): Apollo answers 500 and calls only this hook.
+    async unexpectedErrorProcessingRequest({ requestContext, error }) {
+      log({ reqId: requestContext.contextValue.requestId, operationName: requestContext.request.operationName, error: error.stack ?? error.message },
+        'internal error in a GraphQL request');
+    },
     async requestDidStart() {
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {

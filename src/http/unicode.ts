@@ -1,9 +1,16 @@
-// Text that is not Unicode never reaches the catalogue. Invalid UTF-8 bytes
+// Text that is not Unicode, and JSON nested deeper than MAX_JSON_DEPTH, never
+// reach the catalogue. Invalid UTF-8 bytes
 // used to be decoded as U+FFFD and lone surrogates (JSON's "\ud800") passed
 // on to Postgres, which stored them as U+FFFD too: a 201 with different text
 // than was sent. Now a JSON body (REST writes, POST /graphql) is checked
 // before and after JSON.parse, and GET /graphql's parameters likewise: a 400
 // naming the field.
+//
+// JSON.parse takes any depth, but every recursive walk after it (the result
+// cache's key, JSON.stringify, graphql-js's coercion) overflows the stack
+// somewhere between 3,000 and 6,000 levels: an outside run got a 500 from 12
+// KB of brackets in a GraphQL variable. A body nested deeper than any request
+// the API takes is refused here, once, before anything else reads it.
 //
 // The JSON parser replaces Fastify's default for application/json (same
 // limits, same prototype-poisoning protection, same errors for empty and
@@ -13,16 +20,68 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 
-/** 400: a string (or the body) that is not valid Unicode text; `field` names where. */
+/**
+ * 400: a string (or the body) that is not valid Unicode text, or a value
+ * nested deeper than MAX_JSON_DEPTH; `field` names where.
+ */
 export class InvalidText extends Error {
   readonly statusCode = 400;
-  readonly code = 'CATALOGUE_INVALID_TEXT';
+  readonly code: string;
   /** Where: `name`, `features[0].feature`, `variables.input.name`, `body`. */
   readonly field: string;
-  constructor(field: string, message: string) {
+  constructor(field: string, message: string, code = 'CATALOGUE_INVALID_TEXT') {
     super(`${field}: ${message}`);
     this.field = field;
+    this.code = code;
   }
+}
+
+/**
+ * How deep a JSON body may nest, the body itself being level 1 (GET
+ * /graphql's `variables` and `extensions` count as level 2, as in a body).
+ * The deepest request the API takes is 5 (a mutation's body, `variables`, an
+ * input, its `features`, a feature); every walk over 32 levels is safe.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Where a parsed JSON value nests deeper than MAX_JSON_DEPTH (its own level
+ * being `depth`): the path of the property whose value does, without the
+ * array indexes inside it (`variables.ids`, not `variables.ids[0][0]…`);
+ * undefined when it does not. Recursive, but never below MAX_JSON_DEPTH + 1
+ * levels: it stops there.
+ */
+export function nestedTooDeep(value: unknown, root = '', depth = 1): string | undefined {
+  const keys = deepestKeys(value, depth);
+  if (keys === undefined) return undefined;
+  let named = keys.length;
+  while (named > 0 && typeof keys[named - 1] === 'number') named--;
+  let path = root;
+  for (const key of keys.slice(0, named)) path = childPath(path, key);
+  return path || 'body';
+}
+
+/** The keys down to the first container past the limit, innermost last; undefined when there is none. */
+function deepestKeys(value: unknown, depth: number): (string | number)[] | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (depth > MAX_JSON_DEPTH) return [];
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const keys = deepestKeys(value[i], depth + 1);
+      if (keys) return [i, ...keys];
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const keys = deepestKeys((value as Record<string, unknown>)[key], depth + 1);
+    if (keys) return [key, ...keys];
+  }
+  return undefined;
+}
+
+function tooDeep(field: string): InvalidText {
+  return new InvalidText(field, `is nested more than ${MAX_JSON_DEPTH} levels deep`, 'CATALOGUE_NESTED_TOO_DEEP');
 }
 
 const NOT_UTF8 = 'is not valid UTF-8 text';
@@ -106,17 +165,35 @@ function invalidText(found: { field: string; propertyName: boolean }, notUtf8: b
   return new InvalidText(found.field, found.propertyName ? `a property name ${problem}` : problem);
 }
 
-/** Checks parsed JSON text (for GET /graphql's `variables` and `extensions`); throws InvalidText naming the field. */
+/** Whether `text` holds more than `max` brackets and braces (strings' included): only then can it nest deeper. */
+function moreOpenersThan(text: string, max: number): boolean {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if ((char === 0x5b || char === 0x7b) && ++count > max) return true;
+  }
+  return false;
+}
+
+/**
+ * Checks JSON text (GET /graphql's `variables` and `extensions`, at level 2
+ * as in a body); throws InvalidText naming the field. Parsed here only when it
+ * might be at fault: Apollo parses it again.
+ */
 export function checkJsonText(text: string, root: string): void {
-  if (!SURROGATE_ESCAPE.test(text)) return;
+  const surrogates = SURROGATE_ESCAPE.test(text);
+  const deep = moreOpenersThan(text, MAX_JSON_DEPTH - 1);
+  if (!surrogates && !deep) return;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return; // not JSON: the GraphQL server says so itself
   }
-  const found = illFormedText(value, root);
+  const found = surrogates ? illFormedText(value, root) : undefined;
   if (found) throw invalidText(found, false);
+  const tooDeepAt = deep ? nestedTooDeep(value, root, 2) : undefined;
+  if (tooDeepAt !== undefined) throw tooDeep(tooDeepAt);
 }
 
 /** A JSON body declared in a charset other than UTF-8: 415. */
@@ -161,7 +238,12 @@ export function registerJsonParser(app: FastifyInstance, options: { prototypeKey
         return;
       }
       const found = !utf8 || SURROGATE_ESCAPE.test(text) ? illFormedText(value) : undefined;
-      if (found) done(invalidText(found, !utf8), undefined);
+      if (found) {
+        done(invalidText(found, !utf8), undefined);
+        return;
+      }
+      const deep = nestedTooDeep(value);
+      if (deep !== undefined) done(tooDeep(deep), undefined);
       else done(null, value);
     });
   });

@@ -52,5 +52,9 @@ export function operationRecordPlugin<Context extends { operation: OperationReco
         },
       };
     },
+    // An error thrown outside any field (a plugin's): Apollo answers 500 without calling didEncounterErrors.
+    async unexpectedErrorProcessingRequest({ requestContext }) {
+      requestContext.contextValue.operation.errors += 1;
+    },
   };
 }

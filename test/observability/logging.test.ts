@@ -6,8 +6,12 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
-import type { FastifyBaseLogger } from 'fastify';
-import { requestLoggerFactory } from '../../src/observability/logging.ts';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { ApolloServer } from '@apollo/server';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import { loggerOptions, requestLoggerFactory } from '../../src/observability/logging.ts';
+import { operationRecordPlugin, recordOperation, type OperationRecord } from '../../src/observability/graphql-operations.ts';
+import { logInternalErrors } from '../../src/graphql/errors.ts';
 
 /** In production /metrics needs it. */
 const ADMIN_TOKEN = 'logging-test-admin-token';
@@ -165,6 +169,41 @@ describe('internal errors and LOG_LEVEL', () => {
     await clients.warn!.post('{ product(id: "1") { name } }', undefined, { headers: { 'x-request-id': 'log-warn-gql' } });
     expect(logs.warn.of('log-warn-gql').map((line) => [line.level, line.msg])).toEqual([[50, 'internal error in a GraphQL operation']]);
     expect(logs.warn.lines.filter((line) => line.level < 40)).toEqual([]);
+  });
+});
+
+describe('an error thrown outside any field', () => {
+  // Apollo answers 500 without didEncounterErrors when a plugin throws (a
+  // stack overflow building the result cache's key did, found by an outside
+  // run): it was logged as a plain-text line without the request id, and the
+  // completion line said graphqlErrors: 0. Apollo and the server's own
+  // plugins, on Fastify with the server's logger, and a plugin that throws.
+  it('is logged at level 50 with the request id; the completion line counts it; every line is JSON', async () => {
+    const lines = new CapturedLog();
+    const app = Fastify({ ...loggerOptions('info', lines), requestIdHeader: 'x-request-id' });
+    const apollo = new ApolloServer<{ requestId: string; operation: OperationRecord }>({
+      typeDefs: 'type Query { a: Int }',
+      resolvers: { Query: { a: () => 1 } },
+      logger: app.log,
+      plugins: [
+        operationRecordPlugin(),
+        logInternalErrors((details, message) => app.log.error(details, message)),
+        { async requestDidStart() { return { async responseForOperation() { throw new RangeError('Maximum call stack size exceeded'); } }; } },
+      ],
+    });
+    await apollo.start();
+    app.post('/graphql', fastifyApolloHandler(apollo, { context: async (request) => ({ requestId: request.id, operation: recordOperation(request) }) }));
+    try {
+      const response = await app.inject({ method: 'POST', url: '/graphql', payload: { query: 'query Thrown { a }' }, headers: { 'x-request-id': 'log-thrown' } });
+      expect(response.statusCode).toBe(500);
+      const mine = lines.of('log-thrown');
+      expect(mine.map((line) => [line.level, line.msg])).toEqual([[50, 'internal error in a GraphQL request'], [30, 'request completed']]);
+      expect(mine[0]?.error).toMatch(/^RangeError: Maximum call stack size exceeded/);
+      expect(mine[1]).toMatchObject({ status: 500, operation: 'Thrown', graphqlErrors: 1 });
+    } finally {
+      await app.close();
+      await apollo.stop();
+    }
   });
 });
 
