@@ -18,7 +18,7 @@ import { UsageError, runCommand } from '../src/commands/run.ts';
 import { ensureBenchDatabase } from './lib/bench-database.ts';
 import { openDatabase } from '../src/db/server/open-database.ts';
 import { readMigrations } from '../src/db/server/migrate.ts';
-import { generateCatalogue, readManifest } from '../src/etl/generate/generate.ts';
+import { generateCatalogue, isCurrent, readManifest } from '../src/etl/generate/generate.ts';
 import type { LoadSummary } from '../src/etl/load/load.ts';
 import { TABLES } from '../src/etl/load/tables.ts';
 import { BUILD_SETTINGS, type Build, type Definitions, READ_MODEL_TABLES, liveDefinitions } from '../src/etl/load/definitions.ts';
@@ -152,7 +152,7 @@ runCommand(async () => {
   const results: Record<string, number | string | null> = { scale, seed, dir };
 
   const manifest = readManifest(dir);
-  if (!values.regenerate && manifest?.scale === scale && manifest.seed === seed) {
+  if (!values.regenerate && isCurrent(manifest, { scale, seed })) {
     console.log(`reusing the files in ${dir} (use --regenerate to time generation)`);
     results.generateSeconds = null;
   } else {

@@ -2,7 +2,7 @@
 // catalogue of the requested scale, reused when it is already there.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { generateCatalogue, readManifest } from '../../src/etl/generate/generate.ts';
+import { generateCatalogue, isCurrent, readManifest } from '../../src/etl/generate/generate.ts';
 import { ensureBenchDatabase } from './bench-database.ts';
 import { queryOnce } from '../../src/db/pool/query-once.ts';
 
@@ -41,10 +41,10 @@ export async function ensureBenchCatalogue(databaseUrl: string, scale: number, d
   const dir = path.join(dataDir, 'bench', `scale-${scale}`);
   let manifest = readManifest(dir);
   const loaded = await queryOnce<{ n: string }>(url, 'SELECT count(*) AS n FROM products').catch(() => [{ n: '0' }]);
-  if (manifest?.scale === scale && Number(loaded[0]?.n) === manifest.expected.products) {
+  if (isCurrent(manifest, { scale, seed: 1 }) && Number(loaded[0]?.n) === manifest.expected.products) {
     console.log(`using the scale-${scale} catalogue already in ${name} (${manifest.expected.products.toLocaleString('en-US')} products)`);
   } else {
-    if (manifest?.scale !== scale) {
+    if (!isCurrent(manifest, { scale, seed: 1 })) {
       console.log(`generating scale ${scale} into ${dir}`);
       manifest = await generateCatalogue({ scale, seed: 1, out: dir });
     }

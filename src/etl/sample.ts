@@ -1,7 +1,7 @@
 // First start on an empty database: generate and load a sample catalogue so
 // the API has something to serve. Later starts find products and skip this.
 import path from 'node:path';
-import { generateCatalogue, readManifest } from './generate/generate.ts';
+import { generateCatalogue, isCurrent, readManifest } from './generate/generate.ts';
 import { loadCatalogue } from './load/load.ts';
 import type { Config } from '../config.ts';
 import { queryOnce } from '../db/pool/query-once.ts';
@@ -14,7 +14,7 @@ export async function loadSampleCatalogue(config: Config, databaseUrl: string, l
   const dir = path.join(config.dataDir, 'sample', `scale-${config.sampleScale}`);
   const started = performance.now();
   const manifest = readManifest(dir);
-  if (manifest?.scale !== config.sampleScale) {
+  if (!isCurrent(manifest, { scale: config.sampleScale })) {
     log(`generating a sample catalogue (scale ${config.sampleScale}) in ${dir}`);
     await generateCatalogue({ scale: config.sampleScale, seed: 1, out: dir, quiet: true });
   }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Manifest, generateCatalogue, readManifest } from '../../src/etl/generate/generate.ts';
 import { FULL_SCALE_ROWS } from '../../src/etl/generate/plan.ts';
+import { NAME_PARTS, vocabularyWords } from '../../src/etl/generate/vocabulary.ts';
 
 type FileName = 'product' | 'features' | 'styles' | 'photos' | 'skus' | 'related';
 const FILES: FileName[] = ['product', 'features', 'styles', 'photos', 'skus', 'related'];
@@ -52,6 +53,8 @@ const dirs = {
   // Quirks are scaled counts (193 unterminated quotes and 64 id gaps at full
   // scale), so they only all show up from about scale 0.008 on.
   e: path.join(root, 'e-0.01-seed7'),
+  // The first generator's repetitive text, still available as an option.
+  r: path.join(root, 'r-0.001-seed1-repetitive'),
 };
 const manifests = {} as Record<keyof typeof dirs, Manifest>;
 
@@ -61,6 +64,7 @@ beforeAll(async () => {
   manifests.c = await generateCatalogue({ scale: 0.001, seed: 2, out: dirs.c, quiet: true });
   manifests.d = await generateCatalogue({ scale: 0.002, seed: 1, out: dirs.d, quiet: true });
   manifests.e = await generateCatalogue({ scale: 0.01, seed: 7, out: dirs.e, quiet: true });
+  manifests.r = await generateCatalogue({ scale: 0.001, seed: 1, out: dirs.r, text: 'repetitive', quiet: true });
 });
 
 afterAll(() => {
@@ -116,6 +120,14 @@ describe('determinism', () => {
     for (const file of FILES) expect(sha256(dirs.b, file), file).toBe(sha256(dirs.a, file));
     expect(manifests.b).toEqual(manifests.a);
     expect(fs.readFileSync(path.join(dirs.b, 'manifest.json'), 'utf8')).toBe(fs.readFileSync(path.join(dirs.a, 'manifest.json'), 'utf8'));
+  });
+
+  it('the text style changes the product file only', () => {
+    for (const file of FILES) {
+      if (file === 'product') expect(sha256(dirs.r, file)).not.toBe(sha256(dirs.a, file));
+      else expect(sha256(dirs.r, file), file).toBe(sha256(dirs.a, file));
+    }
+    expect([manifests.a.text, manifests.r.text]).toEqual(['realistic', 'repetitive']);
   });
 
   it('a different seed gives different bytes in every file', () => {
@@ -403,6 +415,129 @@ describe('realistic values', () => {
   });
 });
 
+/** Product text fields of a generated directory. */
+function texts(dir: string): { name: string; slogan: string; description: string }[] {
+  return dataLines(dir, 'product').map((line) => {
+    const match = PRODUCT_LINE.exec(line)!;
+    const unquote = (field: string) => field.replaceAll('""', '"');
+    return { name: unquote(match[2]!), slogan: unquote(match[3]!), description: unquote(match[4]!) };
+  });
+}
+
+/** Words as a reader splits them: letters, digits and apostrophes, lower case. */
+const wordsOf = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}']+/u).filter(Boolean);
+
+describe('realistic text (the default)', () => {
+  it('descriptions are distinct per product at every scale (at least 95%)', () => {
+    for (const dir of [dirs.a, dirs.c, dirs.d, dirs.e]) {
+      const descriptions = texts(dir).map((t) => t.description);
+      expect(new Set(descriptions).size / descriptions.length, dir).toBeGreaterThanOrEqual(0.95);
+    }
+    // The repetitive option is what the realistic text replaced: it fails the same bar.
+    const repetitive = texts(dirs.r).map((t) => t.description);
+    expect(new Set(repetitive).size / repetitive.length).toBeLessThan(0.95);
+  });
+
+  it('uses at least 3,000 distinct words, all from the exported vocabulary, with Zipf-like frequencies', () => {
+    const counts = new Map<string, number>();
+    let tokens = 0;
+    for (const t of texts(dirs.e)) {
+      for (const word of wordsOf(`${t.name} ${t.slogan} ${t.description}`)) {
+        counts.set(word, (counts.get(word) ?? 0) + 1);
+        tokens++;
+      }
+    }
+    expect(counts.size).toBeGreaterThanOrEqual(3_000);
+    // Every word comes from the vocabulary module (a judged query set can be built from it),
+    // except the odd misspelling and a year.
+    const vocabulary = vocabularyWords();
+    const outside = [...counts.keys()].filter((w) => !vocabulary.has(w) && !/^\d{4}$/.test(w));
+    expect(outside.length).toBeGreaterThan(0);
+    expect(outside.length / counts.size).toBeLessThan(0.1);
+    const frequencies = [...counts.values()].sort((x, y) => y - x);
+    // A few very common words...
+    const top10 = frequencies.slice(0, 10).reduce((n, f) => n + f, 0);
+    expect(top10 / tokens).toBeGreaterThan(0.1);
+    // ...and a long tail: a fifth of the words come up at most three times in 10,000 products.
+    expect(frequencies.filter((f) => f <= 3).length / counts.size).toBeGreaterThan(0.2);
+    // log(frequency) against log(rank) is close to a straight line of slope about -1 (Zipf's law).
+    const points = frequencies.slice(9, 2_000).map((f, i) => [Math.log(i + 10), Math.log(f)] as const);
+    const n = points.length;
+    const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / n;
+    const mx = mean(points.map(([x]) => x));
+    const my = mean(points.map(([, y]) => y));
+    const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+    const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+    const syy = points.reduce((s, [, y]) => s + (y - my) ** 2, 0);
+    const slope = sxy / sxx;
+    expect(slope).toBeGreaterThan(-1.8);
+    expect(slope).toBeLessThan(-0.8);
+    expect((sxy * sxy) / (sxx * syy)).toBeGreaterThan(0.85);
+    // The repetitive option's whole vocabulary is a few hundred words.
+    const repetitiveWords = new Set(texts(dirs.r).flatMap((t) => wordsOf(`${t.name} ${t.slogan} ${t.description}`)));
+    expect(repetitiveWords.size).toBeLessThan(400);
+  });
+
+  it('descriptions have sentences of varying length', () => {
+    const lengths = new Map<number, number>();
+    const perDescription = new Set<number>();
+    for (const t of texts(dirs.e)) {
+      const sentences = t.description.split(/(?<=[.!?:])\s+(?=[A-Z])/);
+      perDescription.add(sentences.length);
+      for (const s of sentences) {
+        const n = wordsOf(s).length;
+        lengths.set(n, (lengths.get(n) ?? 0) + 1);
+      }
+    }
+    expect(Math.min(...lengths.keys())).toBeLessThanOrEqual(4);
+    expect(Math.max(...lengths.keys())).toBeGreaterThanOrEqual(20);
+    expect(lengths.size).toBeGreaterThanOrEqual(15);
+    expect(perDescription.size).toBeGreaterThanOrEqual(4);
+  });
+
+  it('names: thousands of combinations of one to four words, the commonest repeated across products', () => {
+    const names = texts(dirs.e).map((t) => t.name);
+    const counts = new Map<string, number>();
+    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+    expect(counts.size).toBeGreaterThanOrEqual(3_000);
+    const wordCounts = new Set(names.map((name) => name.split(' ').length));
+    expect([...wordCounts].sort()).toEqual([1, 2, 3, 4]);
+    const repeated = names.filter((name) => counts.get(name)! > 1).length;
+    expect(repeated / names.length).toBeGreaterThan(0.05);
+    expect(Math.max(...counts.values())).toBeGreaterThan(5);
+    // Every name holds a category's noun (last, or before a model suffix), or is a brand alone (with an optional suffix).
+    const nouns = new Set(Object.values(NAME_PARTS.nouns).flat());
+    const brands = new Set(NAME_PARTS.brands);
+    const shapeless = names.filter((name) => ![...nouns].some((noun) => ` ${name} `.includes(` ${noun} `)) && !brands.has(name.split(' ')[0]!));
+    expect(shapeless.slice(0, 3)).toEqual([]);
+  });
+
+  it('slogans vary', () => {
+    const slogans = texts(dirs.e).map((t) => t.slogan);
+    expect(new Set(slogans).size / slogans.length).toBeGreaterThan(0.5);
+  });
+
+  it('a little non-ASCII (accents, the odd emoji) and the odd misspelling', () => {
+    const all = texts(dirs.e);
+    const nonAscii = all.filter((t) => /[^\x00-\x7f]/.test(`${t.name}${t.slogan}${t.description}`)).length;
+    expect(nonAscii).toBeGreaterThan(0);
+    expect(nonAscii / all.length).toBeLessThan(0.3);
+    expect(all.some((t) => /\p{Extended_Pictographic}/u.test(`${t.slogan}${t.description}`))).toBe(true);
+    expect(all.some((t) => /[éöåñü]/.test(t.name))).toBe(true);
+    // A misspelt word: a word outside the vocabulary that is a vocabulary word with two letters swapped.
+    const vocabulary = vocabularyWords();
+    const swappedBack = (word: string) => {
+      for (let i = 0; i + 1 < word.length; i++) {
+        if (vocabulary.has(word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2))) return true;
+      }
+      return false;
+    };
+    const misspelt = all.filter((t) => wordsOf(t.description).some((w) => !vocabulary.has(w) && swappedBack(w))).length;
+    expect(misspelt).toBeGreaterThan(0);
+    expect(misspelt / all.length).toBeLessThan(0.05);
+  });
+});
+
 describe('manifest', () => {
   it('expected = rows minus the rejected quirks, per file, for every generated set', () => {
     for (const [key, manifest] of Object.entries(manifests)) {
@@ -427,6 +562,7 @@ describe('manifest', () => {
   it('records scale and seed', () => {
     expect([manifests.a.scale, manifests.a.seed]).toEqual([0.001, 1]);
     expect([manifests.c.scale, manifests.c.seed]).toEqual([0.001, 2]);
+    expect(manifests.e.text).toBe('realistic');
     expect([manifests.e.scale, manifests.e.seed]).toEqual([0.01, 7]);
   });
 });

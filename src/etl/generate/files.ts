@@ -53,7 +53,7 @@ function writeProducts(plan: Plan, sink: LineSink, progress: OnProgress): Tally 
   for (let row = 0; row < total; row++) {
     const id = row + 1;
     const basics = productBasics(plan.seed, id);
-    const text = productText(basics);
+    const text = productText(basics, plan.text);
     let price = String(basics.price);
     if (whitespace.has(row)) { price = padded(basics.price, row); tally.add('priceWhitespace'); }
     sink.line(`${id},${quote(text.name)},${quote(text.slogan)},${quote(text.description)},${quote(basics.category)},${price}`);

@@ -3,6 +3,7 @@
 // goes. Everything here is a pure function of (scale, seed), so every worker
 // that needs the structure recomputes the same one.
 import { hash3, Rng, Stream } from './random.ts';
+import type { TextStyle } from './values.ts';
 
 export const FILES = ['product', 'features', 'styles', 'photos', 'skus', 'related'] as const;
 export type FileName = (typeof FILES)[number];
@@ -52,13 +53,14 @@ export const QUIRKS = {
 export interface Plan {
   scale: number;
   seed: number;
+  text: TextStyle;
   rows: Record<FileName, number>;
 }
 
-export function makePlan(scale: number, seed: number): Plan {
+export function makePlan(scale: number, seed: number, text: TextStyle = 'realistic'): Plan {
   const rows = {} as Record<FileName, number>;
   for (const file of FILES) rows[file] = Math.max(1, Math.round(FULL_SCALE_ROWS[file] * scale));
-  return { scale, seed, rows };
+  return { scale, seed, text, rows };
 }
 
 export function scaledCount(fullScaleCount: number, scale: number): number {

@@ -56,3 +56,29 @@ export const Stream = {
   related: 11,
   orphan: 12,
 } as const;
+
+/**
+ * Zipf-like draws over a list in frequency order: item k (from 1) comes up
+ * in proportion to 1 / k^exponent, so a few items are very common and the
+ * rest a long tail. One table per list length, drawn by binary search.
+ */
+export class Zipf {
+  private readonly cumulative: Float64Array;
+  constructor(size: number, exponent = 1) {
+    this.cumulative = new Float64Array(size);
+    let sum = 0;
+    for (let k = 0; k < size; k++) this.cumulative[k] = sum += 1 / (k + 1) ** exponent;
+    for (let k = 0; k < size; k++) this.cumulative[k]! /= sum;
+  }
+  index(rng: Rng): number {
+    const u = rng.next();
+    let low = 0;
+    let high = this.cumulative.length - 1;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((this.cumulative[mid] as number) <= u) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+}

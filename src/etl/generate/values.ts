@@ -1,5 +1,7 @@
 // Realistic values for one row, derived from (seed, id) alone.
+export type { ProductText } from './text.ts';
 import { Rng, Stream } from './random.ts';
+import { type ProductText, realisticText } from './text.ts';
 import {
   ADJECTIVES, CATEGORIES, COLORS, DESCRIPTION_SENTENCES, FEATURES, NOUNS, SLOGAN_CLOSERS, SLOGAN_OPENERS,
 } from './vocabulary.ts';
@@ -18,13 +20,19 @@ export function productBasics(seed: number, id: number): ProductBasics {
   return { category, price, rng };
 }
 
-export interface ProductText {
-  name: string;
-  slogan: string;
-  description: string;
+/**
+ * Which text the generator writes: `realistic` (the default: text.ts) or
+ * `repetitive`, the first generator's few hundred words (2,170 distinct
+ * descriptions and about 2,080 names at full scale), kept to compare with.
+ */
+export const TEXT_STYLES = ['realistic', 'repetitive'] as const;
+export type TextStyle = (typeof TEXT_STYLES)[number];
+
+export function productText(basics: ProductBasics, style: TextStyle = 'realistic'): ProductText {
+  return style === 'realistic' ? realisticText(basics.rng, basics.category) : repetitiveText(basics);
 }
 
-export function productText(basics: ProductBasics): ProductText {
+function repetitiveText(basics: ProductBasics): ProductText {
   const { rng, category } = basics;
   const name = `${rng.pick(ADJECTIVES)} ${rng.pick(NOUNS[category as (typeof CATEGORIES)[number]])}`;
   const slogan = `${rng.pick(SLOGAN_OPENERS)}${rng.pick(SLOGAN_CLOSERS)}`;
