@@ -316,7 +316,7 @@ describe('data:generate: operator mistakes', () => {
     const out = path.join(tmp, 'generated');
     const result = await run(GENERATE, ['--scale', '0.0001', '--out', out, '--seed', '5']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^wrote [\d,]+ rows to .* \(scale 0\.0001, seed 5\)$/m);
+    expect(result.stdout).toMatch(/^wrote [\d,]+ rows to .* \(scale 0\.0001, seed 5, realistic text\)$/m);
     expect(result.stdout).toMatch(/^expected after a clean load: products 100, /m);
     const written = JSON.parse(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')) as Manifest;
     expect(written.seed).toBe(5);

@@ -29,11 +29,11 @@ const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 
 
 const CLASSES: Record<string, Drawn> = {
-  q: new Drawn(QUALITIES, 0.85),
+  q: new Drawn(QUALITIES, 1.25),
   t: new Drawn(THINGS, 0.85),
   ts: new Drawn(PLURAL_THINGS, 0.85),
-  d: new Drawn(DOES),
-  h: new Drawn(HOW),
+  d: new Drawn(DOES, 1.1),
+  h: new Drawn(HOW, 1.1),
   g: new Drawn(DOING),
   m: new Drawn(MATERIALS),
   tn: new Drawn(TRADE_NAMES, 0.85),
