@@ -107,8 +107,10 @@ describe.each([{ workers: 1 }, { workers: 2 }])('SIGTERM with WORKERS=$workers u
     for (const response of unavailable) {
       expect(response).toMatchObject({ retryAfter: expect.stringMatching(/^\d+$/), connection: 'close' });
     }
-    // The drain was seen: kept-alive connections were told to go, then new ones refused.
-    expect(unavailable.length).toBeGreaterThan(0);
+    // The drain was seen: new connections refused. Whether a kept-alive connection
+    // is told to go by a 503 or closed while idle depends on where each client was
+    // when the signal came (on a busy machine with two workers, every one was idle):
+    // both are right, so long as nothing written was lost (above).
     expect(summary.refused).toBeGreaterThan(0);
     expect(exit).toEqual({ code: 0, signal: null });
   });
