@@ -2,7 +2,6 @@
 // Every bad value is reported at once, with the variable name and what was expected.
 import net from 'node:net';
 import path from 'node:path';
-import type { RedisTarget, SentinelAddress } from './cache/redis-client.ts';
 import { LEGACY_CLIENT_DEFAULTS, type LegacyClientOptions, parseHeaderLine, resolveLegacyClientOptions } from './legacy/options.ts';
 
 /** Abuse limits on GraphQL operations (docs/graphql.md "GraphQL limits"); a request over any of them is a 400 naming it. */
@@ -57,6 +56,24 @@ export interface SidecarConfig {
   recentIds: number;
 }
 
+export interface SentinelAddress {
+  host: string;
+  port: number;
+}
+
+/** Where Redis is: one server by URL, or the master a group of Sentinels names. */
+export type RedisTarget =
+  | { url: string }
+  | {
+    sentinels: SentinelAddress[];
+    /** The master's name in the Sentinels' configuration (`sentinel monitor <name> …`). */
+    masterName: string;
+    /** AUTH of the master and replicas. */
+    password?: string;
+    /** AUTH of the Sentinels themselves. */
+    sentinelPassword?: string;
+  };
+
 export interface Config {
   /** LEGACY_SOURCE_URL set: sidecar mode; undefined: the API is the source of truth (the default). */
   sidecar: SidecarConfig | undefined;
@@ -92,7 +109,7 @@ export interface Config {
   databaseReplicaConnectTimeoutMs: number;
   /** A replica that does not answer a statement within this long counts as down. */
   databaseReplicaQueryTimeoutMs: number;
-  /** How often listing page anchors are rebuilt for products created or deleted elsewhere (src/catalog/pages.ts). */
+  /** How often listing page anchors are rebuilt for products created or deleted elsewhere (src/catalog/listing-anchors.ts). */
   listingRefreshMs: number;
   /** Root of local state (embedded Postgres data, sample CSVs). Git-ignored. */
   dataDir: string;

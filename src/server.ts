@@ -12,7 +12,7 @@ import { createResponseCache } from './cache/create-response-cache.ts';
 import { ChangeFeed } from './cache/change-feed.ts';
 import { changeTags, type ResponseCache } from './cache/response-cache.ts';
 import { CdnPurge } from './cache/cdn-purge.ts';
-import { ProductPages } from './catalog/pages.ts';
+import { ProductPages } from './catalog/listing-anchors.ts';
 import { CatalogBrowse } from './catalog/browse.ts';
 import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
@@ -48,7 +48,7 @@ import { restGuard } from './auth/rest-guard.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
-import { checkQueryText, InvalidText, registerJsonParser } from './http/unicode.ts';
+import { checkQueryText, InvalidText, registerJsonParser } from './http/json-input.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from './http/client-gone.ts';
 import { addVary, ALL_TAG, HttpCaching, notModified, representationETag } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
@@ -330,7 +330,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   };
   registerIde(app);
   const identifyCaller = graphqlCaller(access);
-  // Text that is not Unicode (src/http/unicode.ts) is a GraphQL input error naming the field;
+  // Text that is not Unicode (src/http/json-input.ts) is a GraphQL input error naming the field;
   // a body the client never finished is its doing (src/http/client-gone.ts); other errors keep the answers they had.
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // A GraphQL request that failed before Apollo ran it: its completion line and metrics count the error.

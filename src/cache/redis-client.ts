@@ -9,24 +9,10 @@
 // follows a failover (Sentinel's +switch-master) at once.
 import { type Command, Redis, type RedisOptions } from 'ioredis';
 import { CommandDeadlines } from './command-deadlines.ts';
+import type { RedisTarget, SentinelAddress } from '../config.ts';
 
-export interface SentinelAddress {
-  host: string;
-  port: number;
-}
+export type { RedisTarget, SentinelAddress };
 
-/** Where Redis is: one server by URL, or the master a group of Sentinels names. */
-export type RedisTarget =
-  | { url: string }
-  | {
-    sentinels: SentinelAddress[];
-    /** The master's name in the Sentinels' configuration (`sentinel monitor <name> …`). */
-    masterName: string;
-    /** AUTH of the master and replicas. */
-    password?: string;
-    /** AUTH of the Sentinels themselves. */
-    sentinelPassword?: string;
-  };
 
 export interface RedisClientOptions {
   target: RedisTarget;

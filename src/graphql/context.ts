@@ -3,7 +3,7 @@ import type { Caller } from '../auth/access.ts';
 import { BROWSE_TAG, LISTING_TAG, productTag } from '../cache/response-cache.ts';
 import type { CatalogBrowse } from '../catalog/browse.ts';
 import type { CatalogLoaders } from '../catalog/loaders.ts';
-import type { ProductPages } from '../catalog/pages.ts';
+import type { ProductPages } from '../catalog/listing-anchors.ts';
 import type { CatalogQueries } from '../catalog/queries.ts';
 import type { CatalogService } from '../catalog/service.ts';
 import type { OperationRecord } from '../observability/graphql-operations.ts';

@@ -16,12 +16,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
 import { Rng } from '../etl/generate/random.ts';
-import { illFormedText } from '../http/unicode.ts';
+import { illFormedText } from '../http/json-input.ts';
 import { BadRequest, positiveInt } from '../rest/params.ts';
 import { type FaultSettings, checkFaults, parseAdminProduct } from './admin-input.ts';
 import { type SimProduct, SimCatalogue } from './catalogue.ts';
 import { type ShapeOptions, legacyDetail, legacyListItem, legacyStyles } from './shapes.ts';
-import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/pages.ts';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/listing-anchors.ts';
 
 export type { FaultSettings } from './admin-input.ts';
 
@@ -200,7 +200,7 @@ function readBody(request: http.IncomingMessage): Promise<{ bytes: Buffer; tooLa
   });
 }
 
-/** A JSON body as the project's parser takes it (src/http/unicode.ts): UTF-8, well-formed strings. */
+/** A JSON body as the project's parser takes it (src/http/json-input.ts): UTF-8, well-formed strings. */
 function parseBody(request: http.IncomingMessage, read: { bytes: Buffer; tooLarge: boolean }): Body {
   if (read.tooLarge) return { kind: 'bad', answer: error(413, 'request body is too large') };
   const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

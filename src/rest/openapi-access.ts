@@ -1,7 +1,7 @@
 // The API key and rate-limit part of the OpenAPI document (src/auth/rest-guard.ts):
 // security schemes, which operations need a key, and the 401, 429 and 503
 // answers every route can give, with their headers.
-import type { HttpMethod, OpenApiDocument } from './openapi.ts';
+import type { HttpMethod, OpenApiDocument } from './openapi-document.ts';
 import { isWriteMethod } from '../http/methods.ts';
 
 const KEY_REQUIRED = [{ bearerKey: [] }, { headerKey: [] }];

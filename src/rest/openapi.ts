@@ -3,39 +3,17 @@
 // own schemas (./schemas.ts), the ones Fastify validates requests with and
 // serializes responses with, so the document is the server. Added here: the
 // document's info, the shared schemas as components, and the API keys and
-// rate limits (./openapi-access.ts).
+// rate limits (./openapi-access.ts). The document's types are in
+// ./openapi-document.ts; the document without a server, for tests and tools,
+// in ./openapi-offline.ts (which registers the routes, so it sits above them).
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { withAccessControl } from './openapi-access.ts';
+import type { OpenApiDocument } from './openapi-document.ts';
 import { MESSAGE, type OpenApiOptions } from './schemas.ts';
 
 export type { JsonSchema, OpenApiOptions } from './schemas.ts';
-
-export interface OpenApiDocument {
-  openapi: string;
-  info: Record<string, unknown>;
-  servers?: { url: string; description?: string }[];
-  tags?: { name: string; description?: string }[];
-  paths: Record<string, PathItem>;
-  components: { schemas: Record<string, import('./schemas.ts').JsonSchema>; responses: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
-}
-
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-
-export type PathItem = { parameters?: unknown[]; summary?: string; description?: string } & { [M in HttpMethod]?: OperationObject };
-
-export interface OperationObject {
-  operationId: string;
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  parameters?: unknown[];
-  requestBody?: unknown;
-  responses: Record<string, unknown>;
-  /** Alternatives: any one entry satisfies it (`{}`: no credentials). */
-  security?: Record<string, string[]>[];
-}
+export { HTTP_METHODS, type HttpMethod, type OpenApiDocument, type OperationObject, type PathItem } from './openapi-document.ts';
 
 export const OPENAPI_PATH = '/openapi.json';
 
@@ -94,29 +72,4 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
       .header('x-content-type-options', 'nosniff')
       .send(body);
   });
-}
-
-/**
- * The document a server with these options serves, without a server: the
- * REST routes registered on a bare Fastify instance (never called), then
- * @fastify/swagger's document. For tests and tools.
- */
-export async function buildOpenApiDocument(options: OpenApiOptions): Promise<OpenApiDocument> {
-  const { default: Fastify } = await import('fastify');
-  const { registerRestRoutes } = await import('./routes.ts');
-  const app = Fastify();
-  const unused = () => { throw new Error('buildOpenApiDocument: the routes are not for calling'); };
-  try {
-    await registerRestRoutes(app, {
-      createLoaders: unused, pages: undefined as never, service: undefined as never,
-      legacy: { campus: options.campus, emptyPlaceholders: options.emptyPlaceholders },
-      maxPageSize: options.maxPageSize, cache: undefined, counted: unused, guard: (_request, _reply, done) => done(),
-      requireIfMatch: false, readsNeedKey: options.readsNeedKey ?? false,
-      httpCaching: undefined as never, hintSeconds: undefined as never,
-    });
-    await app.ready();
-    return structuredClone(app.swagger()) as unknown as OpenApiDocument;
-  } finally {
-    await app.close();
-  }
 }

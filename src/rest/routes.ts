@@ -4,14 +4,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
 import type { CatalogLoaders } from '../catalog/loaders.ts';
-import type { ProductPages } from '../catalog/pages.ts';
+import type { ProductPages } from '../catalog/listing-anchors.ts';
 import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/idempotency.ts';
 import { type CatalogService, type ProductCreate, VersionMismatch, type WrittenProduct } from '../catalog/service.ts';
 import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
 import { CONTENTION_RETRY_AFTER_SECONDS, WriteContention } from '../db/writes/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
-import { registerJsonParser } from '../http/unicode.ts';
+import { registerJsonParser } from '../http/json-input.ts';
 import { parseIfMatch, parseIfNoneMatch, productETag } from './entity-tags.ts';
 import { bodyETag, type HttpCaching, notModified } from '../http/http-caching.ts';
 import type { RestRead } from './graphql-equivalents.ts';

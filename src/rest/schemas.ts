@@ -17,12 +17,12 @@
 // cannot hold it: a pattern), and "blank" means only the whitespace
 // String.prototype.trim removes (an explicit list: regular expression engines
 // disagree on \s). Text must be Unicode: a lone surrogate (JSON's "\ud800") or
-// invalid UTF-8 is refused by the JSON parser (src/http/unicode.ts) before
+// invalid UTF-8 is refused by the JSON parser (src/http/json-input.ts) before
 // validation; the document says so in words, as patterns with surrogates are
 // not portable (Rust's regex, used by schemathesis's validator, has none).
 import { IDEMPOTENCY_KEY_PATTERN } from '../catalog/idempotency.ts';
 import { IF_MATCH_PATTERN } from './entity-tags.ts';
-import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/pages.ts';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/listing-anchors.ts';
 import { POSTGRES_INT_MAX } from '../db/integers.ts';
 
 export interface OpenApiOptions {

@@ -3,7 +3,8 @@
 // the counterpart of test/rest/openapi.test.ts's "every documented status was
 // produced" for the statuses of src/auth/rest-guard.ts.
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument } from '../../src/rest/openapi-offline.ts';
+import { type OpenApiDocument } from '../../src/rest/openapi.ts';
 import { createTestCatalogue, createTestClient, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { assertMatchesOpenApi, defaultOpenApiDocument, resolveRef } from '../support/openapi.ts';
 

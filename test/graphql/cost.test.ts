@@ -254,10 +254,10 @@ describe('the default GRAPHQL_MAX_COST', () => {
 });
 
 describe('the legacy listing defaults', () => {
-  it('are the GraphQL products arguments\' defaults too (one definition: src/catalog/pages.ts)', async () => {
+  it('are the GraphQL products arguments\' defaults too (one definition: src/catalog/listing-anchors.ts)', async () => {
     const { buildSchema } = await import('graphql');
     const { readTypeDefs } = await import('../../src/graphql/schema.ts');
-    const { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } = await import('../../src/catalog/pages.ts');
+    const { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } = await import('../../src/catalog/listing-anchors.ts');
     const products = buildSchema(readTypeDefs()).getQueryType()!.getFields().products!;
     const defaults = Object.fromEntries(products.args.map((arg) => [arg.name, arg.defaultValue]));
     expect(defaults).toEqual({ page: DEFAULT_PAGE, count: DEFAULT_PAGE_SIZE });

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXECUTORS, GRAPHQL_ACCEPT, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
-import { MAX_JSON_DEPTH } from '../../src/http/unicode.ts';
+import { MAX_JSON_DEPTH } from '../../src/http/json-input.ts';
 import { canonicalJson } from '../../src/util/canonical-json.ts';
 
 const LEVELS = 100_000;

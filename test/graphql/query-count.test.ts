@@ -300,7 +300,7 @@ describe.each(EXECUTORS)('x-sql-statements agrees with Postgres (pg_stat_databas
       // Anonymous: creating a key and looking it up would be statements of their own.
       const client = await createTestClient(catalogue.db.url, { env: { ...env, ...CONTRACT_LIMITS }, apiKey: false });
       // The server issues exactly one statement of its own, at start-up: the
-      // listing page anchors (src/catalog/pages.ts).
+      // listing page anchors (src/catalog/listing-anchors.ts).
       const startup = client.server.database.statements.total;
       expect(startup).toBe(1);
       let connections = 1; // the one the start-up statement opened

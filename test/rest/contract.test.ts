@@ -2,7 +2,7 @@
 // expected body is built from the database rows in the contract's field order
 // and compared with the raw response text. Every response is also validated
 // against the OpenAPI document (/openapi.json), so the docs cannot drift.
-import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument } from '../../src/rest/openapi-offline.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { assertMatchesOpenApi } from '../support/openapi.ts';

@@ -6,7 +6,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { loadConfig } from '../../src/config.ts';
-import { buildOpenApiDocument, HTTP_METHODS, type HttpMethod, type JsonSchema, type OpenApiDocument, type OperationObject } from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument } from '../../src/rest/openapi-offline.ts';
+import { HTTP_METHODS, type HttpMethod, type JsonSchema, type OpenApiDocument, type OperationObject } from '../../src/rest/openapi.ts';
 
 export interface ObservedResponse {
   method: string;

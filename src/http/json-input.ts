@@ -1,10 +1,12 @@
+// JSON input: the body parser for application/json, and the checks of its
+// text and depth, for bodies and for GET /graphql's parameters alike.
+//
 // Text that is not Unicode, and JSON nested deeper than MAX_JSON_DEPTH, never
-// reach the catalogue. Invalid UTF-8 bytes
-// used to be decoded as U+FFFD and lone surrogates (JSON's "\ud800") passed
-// on to Postgres, which stored them as U+FFFD too: a 201 with different text
-// than was sent. Now a JSON body (REST writes, POST /graphql) is checked
-// before and after JSON.parse, and GET /graphql's parameters likewise: a 400
-// naming the field.
+// reach the catalogue. Unchecked, invalid UTF-8 bytes would be decoded as
+// U+FFFD and lone surrogates (JSON's "\ud800") passed on to Postgres, which
+// stores them as U+FFFD too: a 201 with other text than was sent. So a JSON
+// body (REST writes, POST /graphql) is checked before and after JSON.parse,
+// and GET /graphql's parameters likewise: a 400 naming the field.
 //
 // JSON.parse takes any depth, but every recursive walk after it (the result
 // cache's key, JSON.stringify, graphql-js's coercion) overflows the stack
