@@ -67,7 +67,7 @@ export async function generateCatalogue(options: { scale: number; seed: number; 
     throw new GenerateError(`cannot write to ${options.out}`);
   }
   fs.rmSync(path.join(options.out, MANIFEST), { force: true });
-  const progress = new Progress(options.quiet ? undefined : process.stderr);
+  const progress = new Progress();
   const reports = {} as Record<FileName, FileReport>;
   const queue = [...ORDER];
   const poolSize = Math.max(1, Math.min(os.availableParallelism(), queue.length));
@@ -81,7 +81,11 @@ export async function generateCatalogue(options: { scale: number; seed: number; 
       task?.finish(`${FILE_NAMES[file]}: ${plan.rows[file].toLocaleString('en-US')} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
   }
-  await Promise.all(Array.from({ length: poolSize }, drain));
+  try {
+    await Promise.all(Array.from({ length: poolSize }, drain));
+  } finally {
+    progress.stop();
+  }
   const manifest: Manifest = {
     generator: 'catalogue-api',
     version: GENERATOR_VERSION,

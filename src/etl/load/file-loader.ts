@@ -133,7 +133,7 @@ export async function loadFile(options: {
         writes[stream] = copies[stream]!.write(Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength));
         writes[stream]!.catch(() => {}); // awaited before the next write and at the end
       }
-      progress?.update(chunk.end);
+      progress?.update(chunk.end, stats.read);
     }
     await Promise.all(writes);
     await Promise.all(copies.map((copy) => copy.end()));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../db/server/migrate.ts';
 import { isWriteConflict } from '../../db/writes/transaction.ts';
-import { Progress } from '../progress.ts';
+import { Progress, type ProgressOptions } from '../progress.ts';
 import { IdSet } from './id-set.ts';
 import { CopyWriter } from './copy-writer.ts';
 import { BUILD_SETTINGS, CATALOG_TABLES, type Definitions, KEYED_BEFORE_ROWS, READ_MODEL_TABLES, STAGED_TABLES, liveDefinitions } from './definitions.ts';
@@ -40,8 +40,8 @@ export interface LoadOptions {
   dir: string;
   replace: boolean;
   log?: (message: string) => void;
-  /** Show progress bars/lines on stderr. */
-  progress?: boolean;
+  /** Show progress: bars on a terminal, lines every few seconds otherwise (on stderr unless the options say). */
+  progress?: boolean | ProgressOptions;
   /** How the files are cut up and spread (tests use small chunks to cross many boundaries). */
   chunkBytes?: number;
   parseThreads?: number;
@@ -172,10 +172,12 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   }
   const analyzed = (...tables: string[]) => tables.map((t) => `${t}:analyze`);
   const readModel: Task[] = [];
+  // The documents and browse rows are counted in products (their tasks' items).
   const slice = Math.ceil(maxProductId / DOCUMENT_SLICES) || 1;
   for (let from = 0; from < maxProductId; from += slice) {
-    readModel.push({ name: `product_style_documents:rows ${from}`, kind: 'style documents', after: analyzed('styles', 'photos', 'skus'), run: ddl(documentsSql(from, from + slice)) });
-    readModel.push({ name: `product_detail_documents:rows ${from}`, kind: 'detail documents', after: analyzed('features', 'related'), run: ddl(detailDocumentsSql(from, from + slice)) });
+    const items = Math.min(slice, maxProductId - from);
+    readModel.push({ name: `product_style_documents:rows ${from}`, kind: 'style documents', items, after: analyzed('styles', 'photos', 'skus'), run: ddl(documentsSql(from, from + slice)) });
+    readModel.push({ name: `product_detail_documents:rows ${from}`, kind: 'detail documents', items, after: analyzed('features', 'related'), run: ddl(detailDocumentsSql(from, from + slice)) });
   }
   // refresh_product_browse names its tables without a schema (SET LOCAL
   // lasts for the one implicit transaction); it upserts on product_browse's
@@ -184,7 +186,7 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   // staging tables (prisma/functions/refresh_product_browse.sql).
   for (let from = 0; from < maxProductId; from += BROWSE_CHUNK) {
     readModel.push({
-      name: `product_browse:rows ${from}`, kind: 'browse rows', after: analyzed('products', 'features', 'styles', 'skus'),
+      name: `product_browse:rows ${from}`, kind: 'browse rows', items: Math.min(BROWSE_CHUNK, maxProductId - from), after: analyzed('products', 'features', 'styles', 'skus'),
       run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL enable_memoize = off; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}), lock_products => false)`),
     });
   }
@@ -197,7 +199,7 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   interleaved.push(...documents);
   tasks.unshift(...interleaved);
   const named = (prefix: string) => tasks.filter((t) => t.name.startsWith(prefix)).map((t) => t.name);
-  tasks.push({ name: 'browse aggregates', kind: 'browse rows', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
+  tasks.push({ name: 'browse aggregates', kind: 'browse aggregates', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
   // A read-model table is filled by its own row tasks, or (the cells and lexemes, which have none) by the aggregates.
   const filled = (table: string) => {
     const rows = named(`${table}:rows`);
@@ -214,6 +216,24 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
     tasks.push({ name: `${table}:analyze`, kind: 'analyze', after: [...filled(table), ...builds], run: ddl(`ANALYZE ${s}.${table}`) });
   }
   return tasks;
+}
+
+/** Progress of a graph's tasks: one progress task per kind, in products where the tasks count them, else in builds. */
+function graphProgress(progress: Progress | undefined, tasks: Task[]): (task: Task) => void {
+  if (!progress) return () => {};
+  const kinds = new Map<string, { total: number; done: number; unit: string; task?: ReturnType<Progress['task']> }>();
+  for (const task of tasks) {
+    const kind = kinds.get(task.kind) ?? { total: 0, done: 0, unit: task.items === undefined ? 'builds' : 'products' };
+    kind.total += task.items ?? 1;
+    kinds.set(task.kind, kind);
+  }
+  for (const [name, kind] of kinds) kind.task = progress.task(name, kind.total, kind.unit);
+  return (task) => {
+    const kind = kinds.get(task.kind)!;
+    kind.done += task.items ?? 1;
+    kind.task!.update(kind.done);
+    if (kind.done >= kind.total) kind.task!.finish();
+  };
 }
 
 async function runPool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
@@ -291,6 +311,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
   }
   let runId: number | undefined;
   let swapped = false;
+  const progress = options.progress ? new Progress(options.progress === true ? {} : options.progress) : undefined;
   try {
 
     // A run still 'running' while this one holds the lock was killed mid-load
@@ -316,7 +337,6 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     }
 
     // 1. Files, phase by phase, each file parsed on every core and copied on its own connections.
-    const progress = new Progress();
     const loaded: LoadedIds = { products: new IdSet(), styles: new IdSet() };
     const rejectsClient = await pool.connect();
     const rejects = new RejectsWriter(rejectsClient, runId);
@@ -331,7 +351,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
           let broken = false;
           try {
             for (let i = 0; i < copyStreams; i++) clients.push(await pool.connect());
-            const task = options.progress ? progress.task(spec.fileName, fs.statSync(path.join(dir, spec.fileName)).size) : undefined;
+            const task = progress?.task(spec.fileName, fs.statSync(path.join(dir, spec.fileName)).size, 'bytes');
             return await loadFile({ spec, dir, clients, pool: parsers, loaded, rejects, progress: task, chunkBytes: options.chunkBytes });
           } catch (error) {
             broken = true;
@@ -362,20 +382,32 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     const readModel = (b: { table: string }) => !catalogue(b);
     const keyedFirst = (b: { table: string }) => KEYED_BEFORE_ROWS.includes(b.table);
     log('building primary keys, indexes and foreign keys, the style and detail documents and the browse read model');
-    await runPool(definitions.keys.filter((b) => catalogue(b) || keyedFirst(b)).map((b) => build(b.sql)), BUILD_CONNECTIONS);
+    const keys = definitions.keys.filter((b) => catalogue(b) || keyedFirst(b));
+    const keysProgress = progress?.task('primary keys', keys.length, 'builds');
+    let keysBuilt = 0;
+    await runPool(keys.map((b) => async () => { await build(b.sql)(); keysProgress?.update(++keysBuilt); }), BUILD_CONNECTIONS);
+    keysProgress?.finish();
     await control.query(`SET search_path = ${STAGING_SCHEMA}, public`);
     for (const fk of definitions.foreignKeys.filter(catalogue)) await control.query(fk.sql);
     const keysDone = performance.now();
     const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
-    const busy = await runGraph(buildTasks(definitions, range?.max ?? 0, ddl, build), BUILD_CONNECTIONS);
+    const graph = buildTasks(definitions, range?.max ?? 0, ddl, build);
+    const busy = await runGraph(graph, BUILD_CONNECTIONS, graphProgress(progress, graph));
     const graphDone = performance.now();
 
     // The read model's foreign keys and the triggers that keep it in sync
     // from the swap on (each locks its tables: after every build).
-    for (const fk of definitions.foreignKeys.filter(readModel)) await control.query(fk.sql);
-    await runPool(definitions.foreignKeys.filter(readModel).map((fk) => ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)), BUILD_CONNECTIONS);
+    const readModelKeys = definitions.foreignKeys.filter(readModel);
+    const finishing = progress?.task('read models\' foreign keys and triggers', 2 * readModelKeys.length + definitions.triggers.length, 'builds');
+    let finished = 0;
+    for (const fk of readModelKeys) { await control.query(fk.sql); finishing?.update(++finished); }
+    await runPool(readModelKeys.map((fk) => async () => {
+      await ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)();
+      finishing?.update(++finished);
+    }), BUILD_CONNECTIONS);
     await control.query('SET search_path = public');
-    for (const trigger of definitions.triggers) await control.query(trigger);
+    for (const trigger of definitions.triggers) { await control.query(trigger); finishing?.update(++finished); }
+    finishing?.finish();
     const documentsDone = performance.now();
 
     if (options.beforeSwap) await options.beforeSwap(control);
@@ -425,6 +457,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       return summary;
     };
     let summary: LoadSummary | undefined;
+    progress?.log('swapping the new catalogue in');
     for (let attempt = 1; summary === undefined; attempt++) {
       try {
         summary = await swap();
@@ -448,6 +481,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     }
     throw error;
   } finally {
+    progress?.stop();
     await control.query('SELECT pg_advisory_unlock($1)', [LOAD_LOCK]).catch(() => {});
     control.release();
     await pool.end();

@@ -9,15 +9,17 @@ export interface Task {
   name: string;
   /** Names of the tasks that must be done first. */
   after?: string[];
-  /** What it is, for the busy-time summary (index, documents, ...). */
+  /** What it is, for the busy-time summary and the progress (index, documents, ...). */
   kind: string;
+  /** How many of its kind's items it does, for the progress (products for the read models' rows; 1 by default). */
+  items?: number;
   run: () => Promise<void>;
 }
 
 /** Busy seconds per kind of task (summed over the connections). */
 export type BusySeconds = Record<string, number>;
 
-export async function runGraph(tasks: Task[], concurrency: number): Promise<BusySeconds> {
+export async function runGraph(tasks: Task[], concurrency: number, onDone?: (task: Task) => void): Promise<BusySeconds> {
   const names = new Set(tasks.map((t) => t.name));
   for (const task of tasks) {
     for (const dependency of task.after ?? []) {
@@ -45,6 +47,7 @@ export async function runGraph(tasks: Task[], concurrency: number): Promise<Busy
         task.run().then(() => {
           busy[task.kind] = (busy[task.kind] ?? 0) + (performance.now() - started) / 1000;
           done.add(task.name);
+          onDone?.(task);
         }, (error: unknown) => {
           failure ??= error;
         }).finally(() => {
