@@ -153,11 +153,19 @@ export interface Config {
    * Listen for every instance's committed writes through Postgres (LISTEN
    * catalogue_changes): cached responses they changed are never served after
    * the notification is heard, whether or not Redis took the invalidation.
-   * On by default with a shared cache (REDIS_URL) or several worker processes.
+   * On by default whenever something else may write what this process
+   * serves: with a shared cache (REDIS_URL), several worker processes, or
+   * any cache (a response cache, CDN_PURGE_URL): a load replaces the catalogue.
    */
   changeFeed: boolean;
   /** Where the change feed LISTENs: the primary, in session mode; undefined: the API's database. */
   changeFeedDatabaseUrl: string | undefined;
+  /**
+   * No other API process writes what this one caches (one worker, no Redis,
+   * CHANGE_FEED left to auto): its feed hears only loads and SQL by hand, so
+   * its cache serves on while the feed reconnects (a Postgres outage).
+   */
+  soleWriter: boolean;
   /** Connections in this process's Postgres pool. */
   databasePoolSize: number;
   /** Longest opening one Postgres connection may take (TCP, TLS, authentication) before it counts as unreachable. */
@@ -499,6 +507,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisTimeoutMs: read.integer('REDIS_TIMEOUT_MS', 100, 5, 10_000),
     changeFeed: false,
     changeFeedDatabaseUrl: read.optionalUrl('CHANGE_FEED_DATABASE_URL', ['postgres:', 'postgresql:']),
+    soleWriter: false,
     trustedDocuments: read.oneOf('TRUSTED_DOCUMENTS', 'off', ['on', 'off'] as const) === 'on',
     apqTtlSeconds: read.integer('APQ_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
@@ -550,11 +559,17 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitGraphqlCostUnit: read.integer('RATE_LIMIT_GRAPHQL_COST_UNIT', 100, 1, 1_000_000),
   };
   config.exposeErrors = config.nodeEnv === 'development';
-  // auto: whenever more than one process may write (a shared cache means several instances; WORKERS several workers).
+  // auto: whenever another process may write what this one serves (a shared
+  // cache means several instances; WORKERS several workers), and whenever
+  // anything is cached at all (a load replacing the catalogue is such a write).
   const changeFeed = read.oneOf('CHANGE_FEED', 'auto', ['auto', 'on', 'off'] as const);
-  config.changeFeed = changeFeed === 'auto' ? config.redis !== undefined || config.workers > 1 : changeFeed === 'on';
+  config.changeFeed = changeFeed === 'auto'
+    ? config.redis !== undefined || config.workers > 1 || config.cache || config.httpCache.purgeUrl !== undefined
+    : changeFeed === 'on';
+  // CHANGE_FEED=on for a single process says other instances with caches of their own write too.
+  config.soleWriter = changeFeed === 'auto' && config.redis === undefined && config.workers === 1;
   if (!config.changeFeed && config.changeFeedDatabaseUrl !== undefined) {
-    read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with neither REDIS_URL, REDIS_SENTINELS nor WORKERS > 1' : ''}): set CHANGE_FEED=on or remove it`);
+    read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with CACHE=off and neither REDIS_URL, REDIS_SENTINELS, WORKERS > 1 nor CDN_PURGE_URL' : ''}): set CHANGE_FEED=on or remove it`);
   }
   if (read.has('CACHE_LOCAL_MB') && config.cacheLocalBytes > 0 && (config.redis === undefined || !config.changeFeed)) {
     read.problems.push(config.redis === undefined

@@ -50,7 +50,7 @@ import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
 import { checkQueryText, InvalidText, registerJsonParser } from './http/json-input.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from './http/client-gone.ts';
-import { addVary, ALL_TAG, HttpCaching, notModified, representationETag } from './http/http-caching.ts';
+import { addVary, ALL_TAG, CATALOGUE_TAG, HttpCaching, notModified, representationETag } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
 import { REST_READS_AS_GRAPHQL, type RestRead } from './rest/graphql-equivalents.ts';
 import { maxAgeOf } from './graphql/cache-hints.ts';
@@ -181,6 +181,10 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     refreshMs: config.listingRefreshMs,
     sharedVersion: cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined,
   });
+  const purge = config.httpCache.purgeUrl
+    ? new CdnPurge({ url: config.httpCache.purgeUrl, token: config.httpCache.purgeToken, warn: throttled((message, error) => app.log.warn({ err: error }, message)) })
+    : undefined;
+  if (purge) app.addHook('onClose', async () => purge.close());
   if (feed) {
     // Any instance's write, this one's included, heard once it committed:
     // whatever showed those products is not served from the cache any more,
@@ -194,6 +198,12 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
         cache?.heardEverything();
         pages.invalidate();
       },
+      // A load swapped in another catalogue (data:load --replace): every copy anywhere shows the old one.
+      replaced: () => {
+        cache?.heardEverything();
+        pages.invalidate();
+        purge?.purge([CATALOGUE_TAG]);
+      },
     });
     // Listening before serving (or, if Postgres does not answer yet, serving without the cache until it does).
     await feed.start();
@@ -206,13 +216,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     service.onProductsChanged((ids, change) => cache.invalidate(changeTags(ids, change)));
     app.addHook('onClose', async () => cache.close());
   }
-  if (config.httpCache.purgeUrl) {
+  if (purge) {
     // After the response cache's invalidation (listeners run in order): a CDN
     // refetching at once must not get the entry the write replaced.
-    const purge = new CdnPurge({ url: config.httpCache.purgeUrl, token: config.httpCache.purgeToken, warn: throttled((message, error) => app.log.warn({ err: error }, message)) });
     // ALL_TAG: answers showing too many products to name them (http-caching.ts).
     service.onProductsChanged((ids, change) => purge.purge([...changeTags(ids, change), ALL_TAG]));
-    app.addHook('onClose', async () => purge.close());
   }
   service.onProductsChanged((_ids, change) => {
     if (change === 'updated') return;

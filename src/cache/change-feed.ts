@@ -69,12 +69,20 @@ const NOTIFY: Statement = { name: 'write_notify', text: `SELECT pg_notify('${CHA
 export const notifyOne = (productId: string, change: FeedChange): string =>
   `pg_notify('${CHANGE_CHANNEL}', json_build_object('change', '${change}', 'ids', json_build_array(${productId}))::text)`;
 
-/** A heard notification: products changed, or anything may have (`all`). */
-export type HeardChange = { change: FeedChange; ids: number[] } | { change: 'all' };
+/**
+ * Announces, inside the swap's transaction of `data:load --replace`, that the
+ * whole catalogue was replaced: every listening instance drops everything it
+ * cached (and has the CDN purge every copy) when the swap commits.
+ */
+export const NOTIFY_REPLACED = `SELECT pg_notify('${CHANGE_CHANNEL}', '{"change":"replaced"}')`;
+
+/** A heard notification: products changed, anything may have (`all`), or the catalogue was replaced by a load. */
+export type HeardChange = { change: FeedChange; ids: number[] } | { change: 'all' } | { change: 'replaced' };
 
 export function parsePayload(payload: string | undefined): HeardChange {
   try {
     const parsed = JSON.parse(payload ?? '') as { change?: unknown; ids?: unknown };
+    if (parsed.change === 'replaced') return { change: 'replaced' };
     if ((parsed.change === 'created' || parsed.change === 'updated' || parsed.change === 'deleted')
       && Array.isArray(parsed.ids) && parsed.ids.every((id) => Number.isSafeInteger(id))) {
       return { change: parsed.change, ids: parsed.ids as number[] };
@@ -89,6 +97,8 @@ export interface ChangeFeedHandlers {
   changed(ids: number[], change: FeedChange): void;
   /** Anything may have changed: the feed (re)connected after a gap in which it heard nothing, or a writer said so. */
   everything(): void;
+  /** A load replaced the whole catalogue (committed): everything changed, CDN copies included. */
+  replaced(): void;
 }
 
 export interface ChangeFeedOptions {
@@ -166,6 +176,7 @@ export class ChangeFeed {
       this.stats.notifications++;
       const heard = parsePayload(message.payload);
       if (heard.change === 'all') this.handlers?.everything();
+      else if (heard.change === 'replaced') this.handlers?.replaced();
       else this.handlers?.changed(heard.ids, heard.change);
     });
     try {

@@ -20,6 +20,12 @@
 // reconnected feed drops everything, the instance's own invalidations drop
 // theirs at once, and an entry is never filled from a Redis read that started
 // before any of those (the tier's generation).
+//
+// A single process with its own cache that is the only writer through the
+// API (config soleWriter) has its feed to hear loads replacing the
+// catalogue (its own writes it drops when they commit): it keeps serving
+// what it holds while the feed reconnects (a Postgres outage: nothing writes
+// then), and drops everything once the feed is back.
 import type { Redis } from 'ioredis';
 import { MemoryStore } from './memory-store.ts';
 import { RedisStore } from './redis-store.ts';
@@ -135,10 +141,13 @@ export class ResponseCache {
   private heardAllAt = Number.NEGATIVE_INFINITY;
   /** Entries served from Redis, kept here too (only with the feed: without it, other instances' writes would go unheard). */
   private readonly local: TaggedLru<LocalEntry> | undefined;
+  /** The only process writing through the API: serves on while its feed reconnects. */
+  private readonly soleWriter: boolean;
 
   /** `localBytes`: the local tier's size in front of a shared store (0: none); used only with a feed. */
-  constructor(store: CacheStore, options: { ttlSeconds: number; warn: (message: string, error: unknown) => void; feed?: ChangeListening; localBytes?: number }) {
+  constructor(store: CacheStore, options: { ttlSeconds: number; warn: (message: string, error: unknown) => void; feed?: ChangeListening; localBytes?: number; soleWriter?: boolean }) {
     this.store = store;
+    this.soleWriter = options.soleWriter === true && !(store instanceof RedisStore);
     this.ttlSeconds = options.ttlSeconds;
     this.warn = options.warn;
     this.feed = options.feed;
@@ -178,7 +187,7 @@ export class ResponseCache {
 
   /** False while this instance may be missing writes: its own invalidations not through yet, or the feed not listening. */
   private get usable(): boolean {
-    return this.pendingTags.size === 0 && (!this.feed || this.feed.listening);
+    return this.pendingTags.size === 0 && (!this.feed || this.feed.listening || this.soleWriter);
   }
 
   private turnCheck: Promise<number> | undefined;
@@ -225,7 +234,8 @@ export class ResponseCache {
   private predatesHeardChange(readAt: number | undefined, tags: readonly string[]): boolean {
     if (!this.feed) return false;
     if (readAt === undefined) return true;
-    const before = readAt - HEARD_MARGIN_MS;
+    // A sole writer stamps reads and hears changes on its own clock: no other clock to disagree with.
+    const before = readAt - (this.soleWriter ? 0 : HEARD_MARGIN_MS);
     if (before < this.heardAllAt || readAt < this.feed.now() - this.ttlSeconds * 1000) return true;
     for (const tag of tags) {
       const heard = this.heardAt.get(tag);
@@ -274,7 +284,9 @@ export class ResponseCache {
    * they are stored. The in-process store drops them.
    */
   heard(tags: readonly string[]): void {
-    if (!this.feed) return;
+    // A sole writer's changes are its own, dropped when they committed: heard
+    // again a moment later, they would only refuse entries read since.
+    if (!this.feed || this.soleWriter) return;
     const now = this.feed.now();
     for (const tag of tags) {
       this.heardAt.delete(tag); // re-inserted last: the map stays in order of time heard

@@ -12,7 +12,8 @@
 //   outside the API).
 // - Surrogate-Key (Fastly, Varnish xkey) and Cache-Tag (Cloudflare, Akamai)
 //   name the products an answer shows, in the response cache's own tags, so
-//   the purge hook (cdn-purge.ts) can drop exactly those after a write.
+//   the purge hook (cdn-purge.ts) can drop exactly those after a write, and
+//   CATALOGUE_TAG, which a load replacing the catalogue purges.
 // - Vary names every request header the answer depends on.
 import crypto from 'node:crypto';
 import type { FastifyReply } from 'fastify';
@@ -67,11 +68,13 @@ export interface ReadAnswer {
 export const MAX_SURROGATE_KEYS = 64;
 /** Stands for "some product in this answer": purged by every write. */
 export const ALL_TAG = 'all';
+/** Named by every answer a CDN may keep (even one showing no product: a null): purged when a load replaces the catalogue. */
+export const CATALOGUE_TAG = 'catalogue';
 
-/** The Surrogate-Key and Cache-Tag headers naming these tags (ALL_TAG past MAX_SURROGATE_KEYS). */
+/** The Surrogate-Key and Cache-Tag headers naming these tags (ALL_TAG past MAX_SURROGATE_KEYS), and CATALOGUE_TAG. */
 export function surrogateKeys(tags: readonly string[]): [string, string][] {
-  if (tags.length === 0) return [];
-  const named = tags.length > MAX_SURROGATE_KEYS ? [...tags.filter((tag) => !tag.startsWith('p:')), ALL_TAG] : tags;
+  const named = tags.length > MAX_SURROGATE_KEYS ? [...tags.filter((tag) => !tag.startsWith('p:')), ALL_TAG] : [...tags];
+  named.push(CATALOGUE_TAG);
   return [['surrogate-key', named.join(' ')], ['cache-tag', named.join(',')]];
 }
 

@@ -5,7 +5,7 @@
 // that anything may have changed; its clock is Postgres's.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChangeFeed, changePayloads, type FeedChange, notifyProductsChanged, parsePayload } from '../../src/cache/change-feed.ts';
+import { ChangeFeed, changePayloads, type FeedChange, NOTIFY_REPLACED, notifyProductsChanged, parsePayload } from '../../src/cache/change-feed.ts';
 import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { Transactions } from '../../src/db/writes/transaction.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -23,6 +23,7 @@ describe('change payloads', () => {
     expect(changePayloads(Array.from({ length: 20_001 }, (_, i) => i), 'updated')).toEqual(['{"change":"all"}']);
     expect(parsePayload('not json')).toEqual({ change: 'all' });
     expect(parsePayload('{"change":"updated","ids":["1"]}')).toEqual({ change: 'all' });
+    expect(parsePayload('{"change":"replaced"}')).toEqual({ change: 'replaced' });
   });
 });
 
@@ -34,6 +35,7 @@ describe('change feed on Postgres', () => {
   let feed: ChangeFeed;
   const heard: { ids: number[]; change: FeedChange | 'all'; at: number }[] = [];
   let everything = 0;
+  let replaced = 0;
 
   beforeAll(async () => {
     db = await createTestDatabase({ migrated: false });
@@ -45,6 +47,7 @@ describe('change feed on Postgres', () => {
     feed.subscribe({
       changed: (ids, change) => heard.push({ ids, change, at: performance.now() }),
       everything: () => { everything++; },
+      replaced: () => { replaced++; },
     });
     await feed.start();
   });
@@ -95,6 +98,14 @@ describe('change feed on Postgres', () => {
     const p99 = delays[197]!;
     console.log(`change feed: heard after commit p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${delays.at(-1)!.toFixed(2)} ms (200 writes)`);
     expect(p99).toBeLessThan(50);
+  });
+
+  it('hears a load\'s swap (NOTIFY_REPLACED) when it commits, never when it rolls back', async () => {
+    await writes.run('test', async (tx) => { await tx.query({ name: 'replaced', text: NOTIFY_REPLACED }, []); throw new Error('rolled back'); }).catch(() => {});
+    await writes.run('test', async (tx) => { await tx.query({ name: 'replaced', text: NOTIFY_REPLACED }, []); });
+    expect(await waitFor(() => replaced > 0)).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(replaced).toBe(1);
   });
 
   it('keeps Postgres\'s clock', async () => {

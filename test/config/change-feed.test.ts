@@ -1,5 +1,6 @@
-// CHANGE_FEED and CHANGE_FEED_DATABASE_URL: on by default whenever more than
-// one process may write (a shared cache, several workers), and every bad
+// CHANGE_FEED and CHANGE_FEED_DATABASE_URL: on by default whenever another
+// process may write what this one serves (a shared cache, several workers, a
+// load under any cache), and every bad
 // value reported with what was expected.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -8,11 +9,18 @@ import { configProblems } from '../support/config-problems.ts';
 const problems = configProblems;
 
 describe('change feed configuration', () => {
-  it('auto: on with REDIS_URL or WORKERS > 1, off for one process with its own cache', () => {
-    expect(loadConfig({}).changeFeed).toBe(false);
-    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).changeFeed).toBe(true);
-    expect(loadConfig({ WORKERS: '2' }).changeFeed).toBe(true);
-    expect(loadConfig({ CHANGE_FEED: 'auto', WORKERS: '1' }).changeFeed).toBe(false);
+  it('auto: on with REDIS_URL, WORKERS > 1 or any cache (a load replaces what it holds), off for one process caching nothing', () => {
+    expect(loadConfig({}).changeFeed).toBe(true);
+    expect(loadConfig({ CACHE: 'off' }).changeFeed).toBe(false);
+    expect(loadConfig({ CACHE: 'off', CDN_PURGE_URL: 'https://cdn.example/purge' }).changeFeed).toBe(true);
+    expect(loadConfig({ CACHE: 'off', REDIS_URL: 'redis://cache:6379' }).changeFeed).toBe(true);
+    expect(loadConfig({ CACHE: 'off', WORKERS: '2' }).changeFeed).toBe(true);
+    expect(loadConfig({ CHANGE_FEED: 'auto', CACHE: 'off', WORKERS: '1' }).changeFeed).toBe(false);
+    // Alone, its cache serves on while the feed reconnects; CHANGE_FEED=on says other instances write too.
+    expect(loadConfig({}).soleWriter).toBe(true);
+    expect(loadConfig({ CHANGE_FEED: 'on' }).soleWriter).toBe(false);
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).soleWriter).toBe(false);
+    expect(loadConfig({ WORKERS: '2' }).soleWriter).toBe(false);
     expect(loadConfig({ CHANGE_FEED: 'on' }).changeFeed).toBe(true);
     expect(loadConfig({ CHANGE_FEED: 'off', REDIS_URL: 'redis://cache:6379', WORKERS: '4' }).changeFeed).toBe(false);
     expect(loadConfig({}).changeFeedDatabaseUrl).toBeUndefined();
@@ -23,8 +31,8 @@ describe('change feed configuration', () => {
   it('reports a bad value, a URL that is not Postgres, and a LISTEN URL with the feed off', () => {
     expect(problems({ CHANGE_FEED: 'yes' })).toEqual(['CHANGE_FEED must be one of auto, on, off (got "yes")']);
     expect(problems({ CHANGE_FEED: 'on', CHANGE_FEED_DATABASE_URL: 'redis://u:secret@x/1' })).toEqual(['CHANGE_FEED_DATABASE_URL must start with postgres:// or postgresql:// (got "redis://...")']);
-    expect(problems({ CHANGE_FEED_DATABASE_URL: 'postgres://primary/catalogue' })).toEqual([
-      'CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=auto, with neither REDIS_URL, REDIS_SENTINELS nor WORKERS > 1): set CHANGE_FEED=on or remove it',
+    expect(problems({ CACHE: 'off', CHANGE_FEED_DATABASE_URL: 'postgres://primary/catalogue' })).toEqual([
+      'CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=auto, with CACHE=off and neither REDIS_URL, REDIS_SENTINELS, WORKERS > 1 nor CDN_PURGE_URL): set CHANGE_FEED=on or remove it',
     ]);
   });
 });

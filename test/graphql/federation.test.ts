@@ -19,6 +19,7 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { productTag } from '../../src/cache/response-cache.ts';
+import { CATALOGUE_TAG } from '../../src/http/http-caching.ts';
 import { EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 /** A review subgraph: every product gets id % 4 reviews; `latestReviews` points at products by id. */
@@ -191,7 +192,7 @@ describe.each(EXECUTORS)('the catalogue subgraph behind @apollo/gateway, with $e
     const response = await client.get('query E($r: [_Any!]!) { _entities(representations: $r) { ... on Product { id } ... on Style { id } } }',
       { r: [{ __typename: 'Style', id: String(style!.id) }, { __typename: 'Product', id: productIds.at(-1) }] });
     expect(response.body.errors).toBeUndefined();
-    expect(new Set(String(response.headers['surrogate-key']).split(' '))).toEqual(new Set([productTag(style!.product_id), productTag(Number(productIds.at(-1)))]));
+    expect(new Set(String(response.headers['surrogate-key']).split(' '))).toEqual(new Set([productTag(style!.product_id), productTag(Number(productIds.at(-1))), CATALOGUE_TAG]));
   });
 
   it('limits and cost apply to _entities: sized by its references, capped like any list argument', async () => {

@@ -8,6 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ProductListPagesDocument } from '../../src/generated/graphql/operations/graphql.ts';
 import { productTag } from '../../src/cache/response-cache.ts';
+import { CATALOGUE_TAG } from '../../src/http/http-caching.ts';
 import { EXECUTORS, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue();
@@ -151,8 +152,8 @@ describe.each(EXECUTORS)('nested pages with $engine', ({ env }) => {
       return new Set(String(response.headers['surrogate-key']).split(' '));
     };
     const paged = await tags('related(first: 2, after: "' + whole.related[0]!.id + '") { id name }');
-    expect(paged).toEqual(new Set([whole.id, ...whole.related.slice(1, 3).map((r) => r.id)].map((id) => productTag(Number(id)))));
+    expect(paged).toEqual(new Set([...[whole.id, ...whole.related.slice(1, 3).map((r) => r.id)].map((id) => productTag(Number(id))), CATALOGUE_TAG]));
     const styles = await tags('styles(first: 1) { id }');
-    expect(styles).toEqual(new Set([productTag(Number(whole.id))]));
+    expect(styles).toEqual(new Set([productTag(Number(whole.id)), CATALOGUE_TAG]));
   });
 });

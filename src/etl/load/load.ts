@@ -3,12 +3,15 @@
 // keys, indexes and foreign keys as the live tables (read from the live
 // definitions, so they cannot drift from the migrations), are analysed, and
 // then replace the live tables in one short transaction. Any failure before
-// that transaction leaves the previous catalogue exactly as it was.
+// that transaction leaves the previous catalogue exactly as it was. The
+// transaction announces the swap (NOTIFY catalogue_changes): serving
+// instances drop every cached answer, and purge CDN copies, when it commits.
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../db/server/migrate.ts';
 import { isWriteConflict } from '../../db/writes/transaction.ts';
+import { NOTIFY_REPLACED } from '../../cache/change-feed.ts';
 import { Progress, type ProgressOptions } from '../progress.ts';
 import { IdSet } from './id-set.ts';
 import { CopyWriter } from './copy-writer.ts';
@@ -453,6 +456,8 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
         peakMemoryMb: Math.round(process.resourceUsage().maxRSS / 1024),
       };
       await control.query(`UPDATE load_runs SET status = 'succeeded', finished_at = now(), summary = $2 WHERE id = $1`, [loadRun, JSON.stringify(summary)]);
+      // A write like any other: every serving instance hears it at the commit (src/cache/change-feed.ts).
+      await control.query(NOTIFY_REPLACED);
       await control.query('COMMIT');
       return summary;
     };
