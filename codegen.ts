@@ -23,6 +23,7 @@ const config: CodegenConfig = {
           Sku: '../../catalog/types.ts#Sku',
           ProductConnection: '../../graphql/browse-models.ts#ProductConnectionModel',
           SearchConnection: '../../graphql/browse-models.ts#SearchConnectionModel',
+          ProductChange: '../../graphql/subscriptions/event.ts#ProductChangeEvent',
         },
         scalars: { Money: 'string', DateTime: 'Date | string', ID: 'string' },
         useTypeImports: true,

@@ -42,6 +42,22 @@ export interface HttpCacheConfig {
   purgeToken: string | undefined;
 }
 
+/** Live subscriptions (docs/subscriptions.md): graphql-ws on the WebSocket upgrade of /graphql, GraphQL over SSE at /graphql/stream. */
+export interface LiveConfig {
+  /** Serve them; they hear writes through the change feed's LISTEN connection, opened for them if the cache does not need it. */
+  enabled: boolean;
+  /** Subscriptions one WebSocket connection may hold at once (an SSE stream is one). */
+  maxSubscriptionsPerConnection: number;
+  /** Ids one subscription may watch. */
+  maxIds: number;
+  /** A subscriber whose pending events wait this long without its connection taking any is disconnected. */
+  slowConsumerMs: number;
+  /** Between WebSocket pings; a connection that has not answered the last ping by the next is closed. */
+  pingMs: number;
+  /** How long a new WebSocket connection may take to send connection_init (graphql-ws closes it with 4408 after). */
+  initTimeoutMs: number;
+}
+
 /** Sidecar mode (docs/sidecar.md): the legacy service is the source of truth, this API its fast copy. */
 export interface SidecarConfig {
   /** The legacy client's settings (src/legacy/options.ts): URL, header, budget, timeouts, retries, breaker. */
@@ -77,6 +93,7 @@ export type RedisTarget =
 export interface Config {
   /** LEGACY_SOURCE_URL set: sidecar mode; undefined: the API is the source of truth (the default). */
   sidecar: SidecarConfig | undefined;
+  live: LiveConfig;
   cors: CorsConfig;
   httpCache: HttpCacheConfig;
   /** PGOPTIONS: the operator's Postgres session options, kept after the API's own (session-settings.ts). */
@@ -557,6 +574,14 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitKeyPerMinute: read.integer('RATE_LIMIT_KEY_PER_MINUTE', 120_000, 1, 100_000_000),
     rateLimitKeyChecksPerMinute: read.integer('RATE_LIMIT_KEY_CHECKS_PER_MINUTE', 600, 1, 100_000_000),
     rateLimitGraphqlCostUnit: read.integer('RATE_LIMIT_GRAPHQL_COST_UNIT', 100, 1, 1_000_000),
+    live: {
+      enabled: read.oneOf('LIVE_SUBSCRIPTIONS', 'on', ['on', 'off'] as const) === 'on',
+      maxSubscriptionsPerConnection: read.integer('LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION', 100, 1, 10_000),
+      maxIds: read.integer('LIVE_MAX_IDS', 100, 1, 100_000),
+      slowConsumerMs: read.integer('LIVE_SLOW_CONSUMER_MS', 10_000, 100, 600_000),
+      pingMs: read.integer('LIVE_PING_MS', 15_000, 100, 600_000),
+      initTimeoutMs: read.integer('LIVE_INIT_TIMEOUT_MS', 3_000, 100, 600_000),
+    },
   };
   config.exposeErrors = config.nodeEnv === 'development';
   // auto: whenever another process may write what this one serves (a shared
@@ -568,8 +593,8 @@ export function loadConfig(env: Env = process.env): Config {
     : changeFeed === 'on';
   // CHANGE_FEED=on for a single process says other instances with caches of their own write too.
   config.soleWriter = changeFeed === 'auto' && config.redis === undefined && config.workers === 1;
-  if (!config.changeFeed && config.changeFeedDatabaseUrl !== undefined) {
-    read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with CACHE=off and neither REDIS_URL, REDIS_SENTINELS, WORKERS > 1 nor CDN_PURGE_URL' : ''}): set CHANGE_FEED=on or remove it`);
+  if (!config.changeFeed && !config.live.enabled && config.changeFeedDatabaseUrl !== undefined) {
+    read.problems.push(`CHANGE_FEED_DATABASE_URL is set but the change feed is off (CHANGE_FEED=${changeFeed}${changeFeed === 'auto' ? ', with CACHE=off and neither REDIS_URL, REDIS_SENTINELS, WORKERS > 1 nor CDN_PURGE_URL' : ''}, LIVE_SUBSCRIPTIONS=off): set CHANGE_FEED=on or remove it`);
   }
   if (read.has('CACHE_LOCAL_MB') && config.cacheLocalBytes > 0 && (config.redis === undefined || !config.changeFeed)) {
     read.problems.push(config.redis === undefined
@@ -599,6 +624,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (config.federation && config.trustedDocuments) {
     read.problem('FEDERATION=on and TRUSTED_DOCUMENTS=on cannot be combined: a router writes the subgraph\'s operations, so no manifest can list them; enforce trusted documents (persisted queries) at the router instead (docs/federation.md)');
+  }
+  if (config.live.maxIds > config.graphqlLimits.maxListLength) {
+    read.problem(`LIVE_MAX_IDS (${config.live.maxIds}) must not exceed GRAPHQL_MAX_LIST_LENGTH (${config.graphqlLimits.maxListLength}): the ids are a list argument like any other`);
   }
   config.sidecar = readSidecar(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);

@@ -57,6 +57,7 @@ import { maxAgeOf } from './graphql/cache-hints.ts';
 import { readTypeDefs } from './graphql/schema.ts';
 import { buildSchema } from 'graphql';
 import { type Sidecar, startSidecar } from './sidecar/sidecar.ts';
+import { type Live, registerSubscriptions } from './graphql/subscriptions/register.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -83,6 +84,8 @@ export interface App {
   persistedHits: PersistedHits | undefined;
   /** Known queries run before Apollo; undefined with a response cache or without graphql-jit. */
   direct: DirectExecution | undefined;
+  /** Live subscriptions; undefined with LIVE_SUBSCRIPTIONS=off. */
+  live: Live | undefined;
 }
 
 /** The parameters of GET /graphql. */
@@ -151,13 +154,14 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   }
   const service = new CatalogService(database.pool, { idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
 
-  // Every instance's committed writes, heard through Postgres (src/cache/change-feed.ts).
-  const feed = config.changeFeed ? new ChangeFeed({
+  // Every instance's committed writes, heard through Postgres (src/cache/change-feed.ts):
+  // for the cache (CHANGE_FEED) and live subscriptions (LIVE_SUBSCRIPTIONS).
+  const feed = config.changeFeed || config.live.enabled ? new ChangeFeed({
     url: config.changeFeedDatabaseUrl ?? sessionDatabaseUrl(config, databaseUrl),
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     warn: throttled((message, error) => app.log.warn({ err: error }, message)),
   }) : undefined;
-  const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message), feed);
+  const cache = createResponseCache(config, (message, error) => app.log.warn({ err: error }, message), config.changeFeed ? feed : undefined);
   const replicas = config.databaseReplicaUrls.length === 0 ? undefined : await connectReadReplicas(config, database, cache?.redisClient, {
     warn: (message, error) => app.log.warn({ err: error }, message),
     info: (message) => app.log.info(message),
@@ -284,6 +288,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   const persistedHits = cache && !sidecar
     ? new PersistedHits({ schema, known, cache, access, httpCaching })
     : undefined;
+  const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments() : undefined;
   const apollo = createApollo(app, {
     exposeErrors: config.exposeErrors,
     schema,
@@ -294,7 +299,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       cache: cache?.redisClient ? new RedisKeyValueCache(cache.redisClient, `${config.cachePrefix}apq:`, config.apqTtlSeconds) : undefined,
       ttlSeconds: config.apqTtlSeconds,
     },
-    trustedDocuments: config.trustedDocuments ? loadTrustedDocuments() : undefined,
+    trustedDocuments,
     access,
     rateLimitCostUnit: config.rateLimitGraphqlCostUnit,
     limits: config.graphqlLimits,
@@ -401,7 +406,12 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     readsNeedKey: config.apiKeysForReads === 'required',
   });
   registerDocs(app);
-  return { app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, persistedHits, direct };
+  // Subscriptions: graphql-ws on /graphql's WebSocket upgrade, SSE at /graphql/stream (src/graphql/subscriptions/).
+  const live = feed && config.live.enabled ? registerSubscriptions(app, {
+    config, schema, feed, access, pages, browse, service, trustedDocuments, metrics,
+    reads: poolReads(database.pool), statements: database.statements,
+  }) : undefined;
+  return { live, app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, persistedHits, direct };
 }
 
 /** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */

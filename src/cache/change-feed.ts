@@ -99,6 +99,8 @@ export interface ChangeFeedHandlers {
   everything(): void;
   /** A load replaced the whole catalogue (committed): everything changed, CDN copies included. */
   replaced(): void;
+  /** The LISTEN connection was lost: nothing is heard until `everything()` says it is back. */
+  interrupted?(): void;
 }
 
 export interface ChangeFeedOptions {
@@ -131,7 +133,7 @@ export class ChangeFeed {
   private readonly options: ChangeFeedOptions;
   private readonly heartbeatMs: number;
   private readonly heartbeatTimeoutMs: number;
-  private handlers: ChangeFeedHandlers | undefined;
+  private readonly handlers: ChangeFeedHandlers[] = [];
   private client: pg.Client | undefined;
   private closed = false;
   private attempt = 0;
@@ -150,8 +152,9 @@ export class ChangeFeed {
     return performance.now() + this.offset;
   }
 
+  /** Adds a listener (in order: the response cache's first, then the live subscriptions'). */
   subscribe(handlers: ChangeFeedHandlers): void {
-    this.handlers = handlers;
+    this.handlers.push(handlers);
   }
 
   /** Connects and listens; resolves when listening, or when the first attempt failed (it keeps trying in the background). */
@@ -175,9 +178,11 @@ export class ChangeFeed {
       if (client !== this.client || message.channel !== CHANGE_CHANNEL) return;
       this.stats.notifications++;
       const heard = parsePayload(message.payload);
-      if (heard.change === 'all') this.handlers?.everything();
-      else if (heard.change === 'replaced') this.handlers?.replaced();
-      else this.handlers?.changed(heard.ids, heard.change);
+      for (const handlers of this.handlers) {
+        if (heard.change === 'all') handlers.everything();
+        else if (heard.change === 'replaced') handlers.replaced();
+        else handlers.changed(heard.ids, heard.change);
+      }
     });
     try {
       await client.connect();
@@ -186,7 +191,7 @@ export class ChangeFeed {
       await client.query(`LISTEN ${CHANGE_CHANNEL}`);
       if (client !== this.client) return;
       // Whatever committed before LISTEN took effect went unheard: anything may have changed.
-      this.handlers?.everything();
+      for (const handlers of this.handlers) handlers.everything();
       this.listening = true;
       this.attempt = 0;
       this.schedule(() => this.heartbeat(client), this.heartbeatMs);
@@ -232,6 +237,7 @@ export class ChangeFeed {
     client.on('error', () => {});
     client.end().catch(() => {});
     if (this.closed) return;
+    for (const handlers of this.handlers) handlers.interrupted?.();
     this.stats.disconnects++;
     this.options.warn('change feed: LISTEN connection lost; not serving from the response cache until it is back', error);
     const ceiling = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** this.attempt++);

@@ -7,7 +7,7 @@ import type { GraphQLContext } from './context.ts';
 import { logInternalErrors, makeFormatError } from './errors.ts';
 import { httpStatusPlugin } from './http-status.ts';
 import { jitGateway } from './jit.ts';
-import { knownOperationTypes } from './known-operation-types.ts';
+import { knownOperationTypes, noSubscriptionsOverHttp } from './known-operation-types.ts';
 import { responseCachePlugin } from './response-cache-plugin.ts';
 import { cacheControlPlugin } from './cache-control-plugin.ts';
 import { trustedDocumentsPlugin } from './trusted-documents.ts';
@@ -74,7 +74,7 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     // Apollo's own switch would refuse introspection with a message about its
     // constructor options; graphql-js's rule says plainly that it is disabled.
     introspection: true,
-    validationRules: [knownOperationTypes, ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])],
+    validationRules: [knownOperationTypes, noSubscriptionsOverHttp, ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])],
     plugins: [
       operationRecordPlugin<GraphQLContext>(),
       ApolloServerPluginLandingPageDisabled(),

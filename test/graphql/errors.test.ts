@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient, EXECUTORS, useTestCatalogue, useTestClient, type GraphQLResponse, type NodeEnv, type TestClient } from '../support/catalogue-app.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { SUBSCRIPTIONS_ELSEWHERE } from '../../src/graphql/known-operation-types.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -124,7 +125,7 @@ describe.each(EXECUTORS)('malformed requests are client errors with $engine', ({
     ['an unknown operation name', { query: '{ __typename }', operationName: 'Nope' }, 'Unknown operation named "Nope".', 'OPERATION_RESOLUTION_FAILURE'],
     ['an empty operation name', { query: 'mutation Remove { deleteProduct(id: "1") }', operationName: '' }, 'Unknown operation named "".', 'OPERATION_RESOLUTION_FAILURE'],
     ['two operations and no name', { query: 'query A { __typename } query B { __typename }' }, 'Must provide operation name if query contains multiple operations.', 'OPERATION_RESOLUTION_FAILURE'],
-    ['a subscription (the schema has none)', { query: 'subscription { product(id: "1") { id } }' }, 'The schema has no subscription operations.', 'GRAPHQL_VALIDATION_FAILED'],
+    ['a subscription (served over WebSocket and SSE)', { query: 'subscription { productChanged(ids: ["1"]) { id } }' }, SUBSCRIPTIONS_ELSEWHERE, 'GRAPHQL_VALIDATION_FAILED'],
     ['a persisted query without a version', { query: '{ __typename }', extensions: { persistedQuery: {} } }, 'Unsupported persisted query version', 'BAD_REQUEST'],
     ['a persisted query hash that does not match', { query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: '0'.repeat(64) } } }, 'provided sha does not match query', 'BAD_REQUEST'],
     ['a document nested 5,000 levels deep', { query: `{ product(id: ${'['.repeat(5000)}"1"${']'.repeat(5000)}) { id } }` }, 'The document is nested too deeply.', 'GRAPHQL_PARSE_FAILED'],

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Product as ProductModel, Feature as FeatureModel, Style as StyleModel, Photo as PhotoModel, Sku as SkuModel } from '../../catalog/types.ts';
 import type { ProductConnectionModel as ProductConnectionModelModel, SearchConnectionModel as SearchConnectionModelModel } from '../../graphql/browse-models.ts';
+import type { ProductChangeEvent as ProductChangeEventModel } from '../../graphql/subscriptions/event.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -210,6 +211,15 @@ export type ProductRelatedArgs = {
 export type ProductStylesArgs = {
   after?: InputMaybe<Scalars['ID']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** One product's state, sent when it is subscribed to and whenever it changes. */
+export type ProductChange = {
+  __typename?: 'ProductChange';
+  /** The product's id, as subscribed. */
+  id: Scalars['ID']['output'];
+  /** The product as it is now; null when there is no product with this id (deleted, or never created). */
+  product?: Maybe<Product>;
 };
 
 /** A page of products for cursor pagination. */
@@ -434,6 +444,35 @@ export type Style = {
   skus: Array<Sku>;
 };
 
+/**
+ * Live updates, pushed over graphql-ws (the WebSocket upgrade of /graphql, what
+ * Apollo Client's GraphQLWsLink speaks) or GraphQL over Server-Sent Events
+ * (/graphql/stream). How they are served, limited and measured: docs/subscriptions.md.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The products with these ids, as they change: first each id's current
+   * state (so a page that subscribes after its query misses nothing), then an
+   * event each time a committed write changes one of them (its fields,
+   * features, styles, photos, skus or related ids), whoever made it: this API,
+   * another instance, the sidecar's sync, SQL by hand or a catalogue reload.
+   * Under load a subscriber may skip intermediate states, never the latest.
+   * At most the server's LIVE_MAX_IDS ids (100 by default).
+   */
+  productChanged: ProductChange;
+};
+
+
+/**
+ * Live updates, pushed over graphql-ws (the WebSocket upgrade of /graphql, what
+ * Apollo Client's GraphQLWsLink speaks) or GraphQL over Server-Sent Events
+ * (/graphql/stream). How they are served, limited and measured: docs/subscriptions.md.
+ */
+export type SubscriptionProductChangedArgs = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
 /** Fields to change on a product; omitted fields stay as they are. */
 export type UpdateProductInput = {
   /** Category (1-255 characters). */
@@ -540,6 +579,7 @@ export type ResolversTypes = {
   Photo: ResolverTypeWrapper<PhotoModel>;
   PriceBandCount: ResolverTypeWrapper<PriceBandCount>;
   Product: ResolverTypeWrapper<ProductModel>;
+  ProductChange: ResolverTypeWrapper<ProductChangeEventModel>;
   ProductConnection: ResolverTypeWrapper<ProductConnectionModelModel>;
   ProductEdge: ResolverTypeWrapper<Omit<ProductEdge, 'node'> & { node: ResolversTypes['Product'] }>;
   ProductFacets: ResolverTypeWrapper<ProductFacets>;
@@ -552,6 +592,7 @@ export type ResolversTypes = {
   Sku: ResolverTypeWrapper<SkuModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Style: ResolverTypeWrapper<StyleModel>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateProductInput: UpdateProductInput;
 };
 
@@ -572,6 +613,7 @@ export type ResolversParentTypes = {
   Photo: PhotoModel;
   PriceBandCount: PriceBandCount;
   Product: ProductModel;
+  ProductChange: ProductChangeEventModel;
   ProductConnection: ProductConnectionModelModel;
   ProductEdge: Omit<ProductEdge, 'node'> & { node: ResolversParentTypes['Product'] };
   ProductFacets: ProductFacets;
@@ -583,6 +625,7 @@ export type ResolversParentTypes = {
   Sku: SkuModel;
   String: Scalars['String']['output'];
   Style: StyleModel;
+  Subscription: Record<PropertyKey, never>;
   UpdateProductInput: UpdateProductInput;
 };
 
@@ -651,6 +694,11 @@ export type ProductResolvers<ContextType = GraphQLContext, ParentType extends Re
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type ProductChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductChange'] = ResolversParentTypes['ProductChange']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  product?: Resolver<Maybe<ResolversTypes['Product']>, ParentType, ContextType>;
+};
+
 export type ProductConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductConnection'] = ResolversParentTypes['ProductConnection']> = {
   edges?: Resolver<Array<ResolversTypes['ProductEdge']>, ParentType, ContextType>;
   facets?: Resolver<ResolversTypes['ProductFacets'], ParentType, ContextType>;
@@ -712,6 +760,10 @@ export type StyleResolvers<ContextType = GraphQLContext, ParentType extends Reso
   skus?: Resolver<Array<ResolversTypes['Sku']>, ParentType, ContextType>;
 };
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  productChanged?: SubscriptionResolver<ResolversTypes['ProductChange'], "productChanged", ParentType, ContextType, RequireFields<SubscriptionProductChangedArgs, 'ids'>>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
   FacetCount?: FacetCountResolvers<ContextType>;
@@ -722,6 +774,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Photo?: PhotoResolvers<ContextType>;
   PriceBandCount?: PriceBandCountResolvers<ContextType>;
   Product?: ProductResolvers<ContextType>;
+  ProductChange?: ProductChangeResolvers<ContextType>;
   ProductConnection?: ProductConnectionResolvers<ContextType>;
   ProductEdge?: ProductEdgeResolvers<ContextType>;
   ProductFacets?: ProductFacetsResolvers<ContextType>;
@@ -730,6 +783,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   SearchEdge?: SearchEdgeResolvers<ContextType>;
   Sku?: SkuResolvers<ContextType>;
   Style?: StyleResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
 };
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = {

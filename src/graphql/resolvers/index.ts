@@ -5,8 +5,9 @@ import { Feature, Product } from './product.ts';
 import { Query } from './query.ts';
 import { BrowseQuery, ProductConnection, ProductFacets, SearchConnection, SearchEdge } from './browse.ts';
 import { Sku, Style } from './style.ts';
+import { ProductChange, Subscription } from './subscription.ts';
 
 export const resolvers: Resolvers = {
   Query: { ...Query, ...BrowseQuery }, Mutation, Product, Feature, Style, Sku, Money, DateTime,
-  ProductConnection, SearchConnection, SearchEdge, ProductFacets,
+  ProductConnection, SearchConnection, SearchEdge, ProductFacets, Subscription, ProductChange,
 };

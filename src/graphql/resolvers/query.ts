@@ -16,7 +16,7 @@ const PAGE_FIELDS = new Set(['features', 'related', 'relatedIds']);
  * statement: everything a product page shows (its styles with their media,
  * features, related ids), the styles alone, or the product row.
  */
-function productLoader(loaders: CatalogLoaders, info: GraphQLResolveInfo): DataLoader<number, Product | null> {
+export function productLoader(loaders: CatalogLoaders, info: GraphQLResolveInfo): DataLoader<number, Product | null> {
   if (!selectsAny(info, STYLE_FIELDS)) return loaders.product;
   return selectsAny(info, PAGE_FIELDS) ? loaders.productPage : loaders.productWithStyles;
 }

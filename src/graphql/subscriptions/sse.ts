@@ -1,0 +1,140 @@
+// GraphQL over Server-Sent Events at /graphql/stream, the graphql-sse
+// protocol's "distinct connections" mode (graphql-sse's handler): each
+// subscription is one GET or POST with `Accept: text/event-stream`, answered
+// with a stream of `next` events. Refusals are HTTP statuses before the
+// stream starts, with a GraphQL error body: 400 (the document, a limit, the
+// ids), 401 (the key), 403 (the Origin), 406 (not asking for a stream), 429
+// (the budget), 503 (restarting, or a key that cannot be checked now).
+//
+// On a restart the stream just ends (no `complete` event): EventSource and
+// graphql-sse's client reconnect, and get each product's current state again.
+// A stream whose socket stays full (the reader is not reading) is cut once
+// its pending events have waited LIVE_SLOW_CONSUMER_MS.
+import { once } from 'node:events';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import { createHandler } from 'graphql-sse/lib/use/fastify';
+import { type AccessControl, type Caller, isIdentifyFailure, refusal as identifyRefusal } from '../../auth/access.ts';
+import type { LiveHub, LiveOperation } from './hub.ts';
+import type { LiveOperations } from './operation.ts';
+
+export const SSE_PATH = '/graphql/stream';
+const EVENT_STREAM = 'text/event-stream';
+
+export interface SseTransportOptions {
+  schema: GraphQLSchema;
+  hub: LiveHub;
+  operations: LiveOperations;
+  access: AccessControl;
+  /** Whether a browser's Origin may subscribe (CORS_ORIGINS); true without an Origin header. */
+  originAllowed(headers: IncomingHttpHeaders): boolean;
+}
+
+type StreamContext = {
+  live: LiveOperation;
+  response: ServerResponse;
+};
+
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+
+function errorBody(message: string, code: string, extensions: Record<string, unknown> = {}): string {
+  return JSON.stringify({ errors: [{ message, extensions: { code, ...extensions } }] });
+}
+
+export class SseTransport {
+  private readonly options: SseTransportOptions;
+  private readonly streams = new Set<ServerResponse>();
+  private readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Who sent each request, for onSubscribe (identified before the stream starts). */
+  private readonly callers = new WeakMap<FastifyRequest, Caller>();
+  private closing = false;
+
+  constructor(options: SseTransportOptions) {
+    this.options = options;
+    const callers = this.callers;
+    this.handler = createHandler<StreamContext>({
+      schema: options.schema,
+      // Validated (with the limits) in onSubscribe.
+      validate: () => [],
+      onSubscribe: async (req, params) => {
+        const request = req.raw;
+        const prepared = await options.operations.prepare(params, callers.get(request)!);
+        if ('refusal' in prepared) {
+          const { status, errors, headers } = prepared.refusal;
+          return [JSON.stringify({ errors }), { status, statusText: '', headers: { ...JSON_TYPE, ...Object.fromEntries(headers) } }];
+        }
+        const reply = req.context.reply;
+        for (const [name, value] of prepared.headers) void reply.header(name, value);
+        const context: StreamContext = { live: prepared.operation, response: reply.raw };
+        return { schema: options.schema, document: prepared.operation.document, operationName: prepared.operation.operationName, contextValue: context };
+      },
+      subscribe: (args) => {
+        const context = args.contextValue as StreamContext;
+        const subscription = options.hub.subscribe(context.live);
+        subscription.onStalled = () => context.response.destroy();
+        // Its results' errors are formatted already (plain objects), which is all an event's JSON needs.
+        return subscription as unknown as AsyncGenerator<ExecutionResult>;
+      },
+      // The next event is taken only once the socket has room: a slow reader's events wait (and coalesce) in the hub.
+      onNext: async (context) => {
+        const { response } = context;
+        if (response.writableNeedDrain && !response.destroyed) await once(response, 'drain').catch(() => {});
+      },
+    });
+  }
+
+  /** Open streams. */
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** The route handler of GET and POST /graphql/stream. */
+  async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (this.closing) {
+      return void reply.code(503).header('retry-after', '2').headers(JSON_TYPE).send(errorBody('the server is shutting down, try again shortly', 'SERVICE_UNAVAILABLE'));
+    }
+    if (!(request.headers.accept ?? '').includes(EVENT_STREAM)) {
+      return void reply.code(406).headers(JSON_TYPE).send(errorBody(`${SSE_PATH} streams subscriptions as Server-Sent Events: send Accept: ${EVENT_STREAM} (queries and mutations go to /graphql)`, 'BAD_REQUEST'));
+    }
+    if (!this.options.originAllowed(request.headers)) {
+      return void reply.code(403).headers(JSON_TYPE).send(errorBody(`origin ${request.headers.origin} is not allowed (CORS_ORIGINS)`, 'FORBIDDEN'));
+    }
+    let caller: Caller;
+    try {
+      caller = await this.options.access.identify(request.headers, request.ip);
+    } catch (error) {
+      if (!isIdentifyFailure(error)) throw error;
+      const { status, headers } = identifyRefusal(error);
+      return void reply.code(status).headers({ ...headers, ...JSON_TYPE }).send(errorBody(error.message, status === 401 ? 'UNAUTHENTICATED' : status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE'));
+    }
+    this.callers.set(request, caller);
+    // graphql-sse's distinct-connections mode answers `Accept: text/event-stream` exactly.
+    request.raw.headers.accept = EVENT_STREAM;
+    reply.hijack();
+    const response = reply.raw;
+    this.streams.add(response);
+    response.once('close', () => this.streams.delete(response));
+    try {
+      await this.handler(request, reply);
+    } catch (error) {
+      // Headers sent: the stream is cut (clients reconnect); else a plain 500.
+      request.log.error({ err: error }, 'internal error in an SSE subscription');
+      if (response.headersSent) response.destroy();
+      else response.writeHead(500, JSON_TYPE).end(errorBody('Internal server error', 'INTERNAL_SERVER_ERROR'));
+    }
+  }
+
+  /** Ends every stream (no `complete` event: clients reconnect) and refuses new ones with 503. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const ended = [...this.streams].map((response) => new Promise<void>((resolve) => {
+      if (response.destroyed) return resolve();
+      response.once('close', () => resolve());
+      // Not kept alive: the client's next attempt goes to a fresh connection (another instance).
+      response.end();
+      response.socket?.end();
+    }));
+    await Promise.all(ended);
+  }
+}
