@@ -10,6 +10,7 @@ import { NGINX_CONF, type RunningNginx, renderNginxConfig, requestsPerUpstream, 
 import { type ServerProcess, startApi } from '../../bench/lib/server-process.ts';
 import { useTestCatalogue } from '../support/catalogue-app.ts';
 import { establishedConnections, nginxAvailable } from '../support/nginx.ts';
+import { sseClient, subscribeSse, subscribeWs, wsClient } from '../support/live-clients.ts';
 
 describe('the production nginx configuration', () => {
   const source = fs.readFileSync(NGINX_CONF, 'utf8');
@@ -78,6 +79,25 @@ describe.skipIf(!nginxAvailable())('nginx in front of two API processes', () => 
     for (const api of apis) expect(perUpstream.get(`127.0.0.1:${api.port}`)).toBeGreaterThan(0);
     // Idle connections stay open to each API process (without keep-alive nginx closes every one after its response).
     for (const api of apis) expect(establishedConnections(api.port)).toBeGreaterThan(0);
+  });
+
+  it('passes subscriptions through: graphql-ws on the WebSocket upgrade of /graphql, and SSE on /graphql/stream, unbuffered', async () => {
+    const id = String((await catalogue.direct.one<{ id: number }>('SELECT min(id) AS id FROM products')).id);
+    const query = 'subscription($ids: [ID!]!) { productChanged(ids: $ids) { id product { name } } }';
+    const ws = wsClient(nginx.url);
+    const sse = sseClient(nginx.url);
+    const overWs = subscribeWs(ws, { query, variables: { ids: [id] } });
+    const overSse = subscribeSse(sse, { query, variables: { ids: [id] } });
+    try {
+      for (const { received } of [overWs, overSse]) await received.until((r) => r.latest(id) !== undefined, 5_000, 'the current state');
+      await catalogue.direct.rows(`UPDATE products SET name = 'Through nginx' WHERE id = $1`, [id]);
+      for (const { received } of [overWs, overSse]) await received.until((r) => r.latest(id)?.name === 'Through nginx', 5_000, 'the change');
+    } finally {
+      overWs.dispose();
+      overSse.dispose();
+      await ws.dispose();
+      sse.dispose();
+    }
   });
 
   it('with the public deployment\'s limit enabled: one address gets its burst of 600, then 429 with Retry-After', async () => {
