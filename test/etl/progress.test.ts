@@ -122,6 +122,30 @@ describe('a load', () => {
     expect(lines).toContain('swapping the new catalogue in');
   });
 
+  it('counts its CPU by phase (loader and database backends) and keeps autovacuum off its staged tables until the swap', async () => {
+    let staged: unknown[] = [];
+    const summary = await loadCatalogue({
+      databaseUrl: db.url, dir: dirA, replace: true,
+      beforeSwap: async (client) => {
+        staged = (await client.query(`SELECT c.relname, c.reloptions FROM pg_class c WHERE c.relnamespace = 'catalog_staging'::regnamespace AND c.relkind = 'r'`)).rows;
+      },
+    });
+    expect(staged.length).toBeGreaterThanOrEqual(15);
+    for (const table of staged as { relname: string; reloptions: string[] }[]) {
+      expect(table.reloptions, table.relname).toEqual(['autovacuum_enabled=false']); // the toast table holds its own
+    }
+    // Live again: the tables are autovacuum's from the swap on.
+    expect(await queryOnce(db.url, `SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace AND reloptions IS NOT NULL`)).toEqual([]);
+    // The test server runs on this machine: its backends' CPU is read too.
+    expect(summary.cpu.total.loader).toBeGreaterThan(0);
+    expect(summary.cpu.total.database).toBeGreaterThan(0);
+    expect(summary.cpu.files.database! + summary.cpu.keys.database! + summary.cpu.build.database! + summary.cpu.finish.database! + summary.cpu.swap.database!)
+      .toBeCloseTo(summary.cpu.total.database!, 5);
+    expect(Object.keys(summary.buildCpu)).toEqual(expect.arrayContaining(['browse rows', 'style documents', 'read model indexes']));
+    expect(summary.buildCpu['browse rows']).toBeGreaterThan(0);
+    expect(Object.values(summary.buildCpu).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(summary.cpu.build.database! + 0.05);
+  });
+
   it('that fails mid-way through its builds (a connection terminated) leaves the previous catalogue served', async () => {
     const digest = async () => (await queryOnce<{ d: string }>(db.url, `
       SELECT (SELECT count(*) FROM products) || ':' || (SELECT md5(string_agg(id || name || description, ',' ORDER BY id)) FROM products)

@@ -15,6 +15,7 @@ import { NOTIFY_REPLACED } from '../../cache/change-feed.ts';
 import { Progress, type ProgressOptions } from '../progress.ts';
 import { IdSet } from './id-set.ts';
 import { CopyWriter } from './copy-writer.ts';
+import { type CpuSeconds, CpuMeter } from './cpu-meter.ts';
 import { BUILD_SETTINGS, CATALOG_TABLES, type Definitions, KEYED_BEFORE_ROWS, READ_MODEL_TABLES, STAGED_TABLES, liveDefinitions } from './definitions.ts';
 import { type FileStats, LoadError, type RejectSink, STAGING_SCHEMA, loadFile } from './file-loader.ts';
 import { ParsePool } from './parse-pool.ts';
@@ -35,6 +36,8 @@ const PHASES = [['product'], ['styles', 'features', 'related'], ['skus', 'photos
 /** COPY connections per file: Postgres parses and writes one file's rows on all of them at once. */
 const COPY_STREAMS = 2;
 const LOAD_LOCK = 72707370;
+/** Storage parameters of the staged tables until the swap. */
+const NO_AUTOVACUUM = 'autovacuum_enabled = false, toast.autovacuum_enabled = false';
 /** Times the swap is tried when a concurrent write deadlocks with it. */
 const SWAP_ATTEMPTS = 5;
 
@@ -63,8 +66,12 @@ export interface LoadSummary {
    * connections); finish: the read model's foreign keys and triggers.
    */
   seconds: { files: number; keys: number; build: number; busy: BusySeconds; finish: number; swap: number; total: number };
+  /** The graph's database CPU seconds by kind of task (where the server is on this machine). */
+  buildCpu: BusySeconds;
   /** Peak resident memory of this (loader) process, in MB. */
   peakMemoryMb: number;
+  /** CPU seconds by phase (cpu-meter.ts): where the work is, whatever else shares the host. */
+  cpu: Record<'files' | 'keys' | 'build' | 'finish' | 'swap' | 'total', CpuSeconds>;
 }
 
 async function checkFiles(dir: string): Promise<void> {
@@ -160,7 +167,7 @@ function detailDocumentsSql(from: number, to: number): string {
  * Listed in the order they should start when several are ready: the read
  * models, the longest work, as early as their inputs allow.
  */
-function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: string) => () => Promise<void>, build: (sql: string) => () => Promise<void>): Task[] {
+function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: string) => () => Promise<number | void>, build: (sql: string) => () => Promise<number | void>): Task[] {
   const s = STAGING_SCHEMA;
   const isCatalogue = (table: string) => (CATALOG_TABLES as readonly string[]).includes(table);
   const tasks: Task[] = [];
@@ -239,6 +246,23 @@ function graphProgress(progress: Progress | undefined, tasks: Task[]): (task: Ta
   };
 }
 
+/**
+ * Settings of every loader connection: the documents and search vectors it
+ * writes are compressed with lz4 where the server was built with it (a
+ * column without its own compression takes the session's default when a
+ * value is written; readers decompress either): a slice of 125,000 style
+ * documents costs Postgres about a quarter less CPU than with pglz, for the
+ * same size on disk. Later writes (the triggers') use the server's default.
+ */
+async function sessionSettings(client: pg.PoolClient): Promise<string> {
+  try {
+    await client.query(`SET default_toast_compression = lz4`);
+    return 'SET default_toast_compression = lz4';
+  } catch {
+    return '';
+  }
+}
+
 async function runPool<T>(tasks: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
   const results: T[] = new Array(tasks.length);
   let next = 0;
@@ -301,9 +325,18 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
   await migrate(options.databaseUrl, log);
 
   const copyStreams = options.copyStreams ?? COPY_STREAMS;
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 3 * copyStreams + 2 });
+  // Idle connections stay open until the end: their backends' CPU is read then.
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 3 * copyStreams + 2, idleTimeoutMillis: 0 });
+  const cpu = new CpuMeter(options.databaseUrl);
   pool.on('error', () => {}); // idle clients dropped by the server; queries report their own errors
   const control = await pool.connect();
+  const settings = await sessionSettings(control);
+  await cpu.watch(control);
+  // Queued on a new client before whatever it was connected for.
+  pool.on('connect', (client) => {
+    if (settings) client.query(settings).catch(() => {});
+    cpu.watch(client).catch(() => {});
+  });
   // Only one load per database: the staging schema is shared, so a second
   // load must stop before touching anything.
   const { rows: [lock] } = await control.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOAD_LOCK]);
@@ -335,8 +368,14 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     await control.query(`CREATE SCHEMA ${STAGING_SCHEMA}`);
     // Generated columns stay generated (none today; the drift check accepts
     // them): the staged tables become the live ones, whose later writes must keep them.
+    // No autovacuum on them until the swap: it vacuumed and analysed the
+    // big tables in the middle of the load (skus while photos were still
+    // being copied, the browse rows four times between their chunks),
+    // competing for the two cores; the loader analyses what it needs itself,
+    // and autovacuum takes the live tables over after the swap.
     for (const table of STAGED_TABLES) {
-      await control.query(`CREATE TABLE ${STAGING_SCHEMA}.${table} (LIKE public.${table} INCLUDING DEFAULTS INCLUDING GENERATED)`);
+      await control.query(`CREATE TABLE ${STAGING_SCHEMA}.${table} (LIKE public.${table} INCLUDING DEFAULTS INCLUDING GENERATED)
+        WITH (${NO_AUTOVACUUM})`);
     }
 
     // 1. Files, phase by phase, each file parsed on every core and copied on its own connections.
@@ -371,6 +410,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       rejectsClient.release();
     }
     const filesDone = performance.now();
+    const filesCpu = cpu.read();
 
     // 2. The catalogue's keys (every index build after them: adding a key
     //    locks its table), its foreign keys added NOT VALID (instant; they
@@ -379,7 +419,18 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     //    the foreign keys validated (one join each), ANALYZE, the read models
     //    and their own keys and indexes, each task as soon as what it needs
     //    is done and a connection is free.
-    const ddl = (sql: string) => async () => { const c = await pool.connect(); try { await c.query(sql); } finally { c.release(); } };
+    // Each statement on a connection of its own; resolves with its backend's CPU seconds, where known.
+    const ddl = (sql: string) => async (): Promise<number | undefined> => {
+      const c = await pool.connect();
+      try {
+        const before = cpu.backendSeconds(c);
+        await c.query(sql);
+        const after = cpu.backendSeconds(c);
+        return before === undefined || after === undefined ? undefined : after - before;
+      } finally {
+        c.release();
+      }
+    };
     const build = (sql: string) => ddl(`${BUILD_SETTINGS}; ${sql}`);
     const catalogue = (b: { table: string }) => (CATALOG_TABLES as readonly string[]).includes(b.table);
     const readModel = (b: { table: string }) => !catalogue(b);
@@ -393,10 +444,12 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     await control.query(`SET search_path = ${STAGING_SCHEMA}, public`);
     for (const fk of definitions.foreignKeys.filter(catalogue)) await control.query(fk.sql);
     const keysDone = performance.now();
+    const keysCpu = cpu.read();
     const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
     const graph = buildTasks(definitions, range?.max ?? 0, ddl, build);
-    const busy = await runGraph(graph, BUILD_CONNECTIONS, graphProgress(progress, graph));
+    const { busy, cpu: busyCpu } = await runGraph(graph, BUILD_CONNECTIONS, graphProgress(progress, graph));
     const graphDone = performance.now();
+    const graphCpu = cpu.read();
 
     // The read model's foreign keys and the triggers that keep it in sync
     // from the swap on (each locks its tables: after every build).
@@ -412,6 +465,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     for (const trigger of definitions.triggers) { await control.query(trigger); finishing?.update(++finished); }
     finishing?.finish();
     const documentsDone = performance.now();
+    const finishCpu = cpu.read();
 
     if (options.beforeSwap) await options.beforeSwap(control);
 
@@ -428,6 +482,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       await control.query(`LOCK TABLE ${STAGED_TABLES.map((t) => `public.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
       for (const table of CATALOG_TABLES) await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY NONE`);
       await control.query(`DROP TABLE ${[...STAGED_TABLES].reverse().map((t) => `public.${t}`).join(', ')}`);
+      for (const table of STAGED_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} RESET (${NO_AUTOVACUUM.replaceAll(' = false', '')})`);
       for (const table of READ_MODEL_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
       for (const table of CATALOG_TABLES) {
         await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
@@ -440,6 +495,10 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       const counts = {} as Record<Table, number>;
       for (const stats of files) counts[TABLES.find((t) => t.fileName === stats.file)!.table] = stats.loaded;
       const swapDone = performance.now();
+      const swapCpu = cpu.read();
+      const minus = (a: CpuSeconds, b: CpuSeconds): CpuSeconds => ({
+        loader: a.loader - b.loader, database: a.database === undefined || b.database === undefined ? undefined : a.database - b.database,
+      });
       const summary: LoadSummary = {
         runId: loadRun,
         files: TABLES.map((t) => files.find((f) => f.file === t.fileName)!),
@@ -453,7 +512,12 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
           swap: (swapDone - documentsDone) / 1000,
           total: (swapDone - startedAt) / 1000,
         },
+        buildCpu: busyCpu,
         peakMemoryMb: Math.round(process.resourceUsage().maxRSS / 1024),
+        cpu: {
+          files: filesCpu, keys: minus(keysCpu, filesCpu), build: minus(graphCpu, keysCpu), finish: minus(finishCpu, graphCpu),
+          swap: minus(swapCpu, finishCpu), total: swapCpu,
+        },
       };
       await control.query(`UPDATE load_runs SET status = 'succeeded', finished_at = now(), summary = $2 WHERE id = $1`, [loadRun, JSON.stringify(summary)]);
       // A write like any other: every serving instance hears it at the commit (src/cache/change-feed.ts).

@@ -1,5 +1,15 @@
 // The per-file table printed at the end of a load.
+import type { CpuSeconds } from './cpu-meter.ts';
 import type { LoadSummary } from './load.ts';
+
+/** CPU seconds by phase, loader + database backends (the database's only for a server on this machine). */
+function cpuLine(cpu: LoadSummary['cpu']): string {
+  const phase = (c: CpuSeconds) => (c.database === undefined ? c.loader.toFixed(1) : `${c.loader.toFixed(1)} + ${c.database.toFixed(1)}`);
+  const total = cpu.total.loader + (cpu.total.database ?? 0);
+  return `CPU seconds, ${cpu.total.database === undefined ? 'loader (the server is not on this machine)' : 'loader + database backends'}: `
+    + `files ${phase(cpu.files)}, keys ${phase(cpu.keys)}, builds ${phase(cpu.build)}, finish ${phase(cpu.finish)}, swap ${phase(cpu.swap)}: `
+    + `total ${total.toFixed(1)} (${(total / 2).toFixed(1)} s of two cores)`;
+}
 
 export function formatSummary(summary: LoadSummary): string {
   const header = ['file', 'read', 'loaded', 'rejected', 'repaired', 'seconds', 'rows/s'];
@@ -15,6 +25,8 @@ export function formatSummary(summary: LoadSummary): string {
     ...rows.map(line),
     `files ${s.files.toFixed(1)} s, keys ${s.keys.toFixed(1)} s, builds ${s.build.toFixed(1)} s, finish ${s.finish.toFixed(1)} s, swap ${s.swap.toFixed(2)} s: total ${s.total.toFixed(1)} s; loader peak memory ${summary.peakMemoryMb} MB`,
     `builds, busy seconds over the connections: ${Object.entries(s.busy).map(([kind, seconds]) => `${kind} ${seconds.toFixed(1)}`).join(', ')}`,
+    ...(Object.keys(summary.buildCpu).length > 0 ? [`builds, database CPU seconds: ${Object.entries(summary.buildCpu).map(([kind, seconds]) => `${kind} ${seconds.toFixed(1)}`).join(', ')}`] : []),
+    cpuLine(summary.cpu),
     rejected > 0
       ? `${rejected.toLocaleString('en-US')} rejected rows kept in table load_rejects: SELECT file, line, reason, raw FROM load_rejects WHERE run_id = ${summary.runId} ORDER BY file, line;`
       : 'no rows rejected',

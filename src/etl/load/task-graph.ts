@@ -13,13 +13,21 @@ export interface Task {
   kind: string;
   /** How many of its kind's items it does, for the progress (products for the read models' rows; 1 by default). */
   items?: number;
-  run: () => Promise<void>;
+  /** Resolves with the database CPU seconds it took, where known. */
+  run: () => Promise<number | void>;
 }
 
 /** Busy seconds per kind of task (summed over the connections). */
 export type BusySeconds = Record<string, number>;
 
-export async function runGraph(tasks: Task[], concurrency: number, onDone?: (task: Task) => void): Promise<BusySeconds> {
+export interface GraphTimes {
+  /** Wall seconds per kind, summed over the connections. */
+  busy: BusySeconds;
+  /** Database CPU seconds per kind, where the tasks report it. */
+  cpu: BusySeconds;
+}
+
+export async function runGraph(tasks: Task[], concurrency: number, onDone?: (task: Task) => void): Promise<GraphTimes> {
   const names = new Set(tasks.map((t) => t.name));
   for (const task of tasks) {
     for (const dependency of task.after ?? []) {
@@ -29,6 +37,7 @@ export async function runGraph(tasks: Task[], concurrency: number, onDone?: (tas
   const done = new Set<string>();
   const pending = [...tasks];
   const busy: BusySeconds = {};
+  const cpu: BusySeconds = {};
   let running = 0;
   let failure: unknown;
   return new Promise((resolve, reject) => {
@@ -37,15 +46,16 @@ export async function runGraph(tasks: Task[], concurrency: number, onDone?: (tas
         if (running === 0) reject(failure);
         return;
       }
-      if (pending.length === 0 && running === 0) { resolve(busy); return; }
+      if (pending.length === 0 && running === 0) { resolve({ busy, cpu }); return; }
       while (running < concurrency) {
         const index = pending.findIndex((t) => (t.after ?? []).every((d) => done.has(d)));
         if (index === -1) break;
         const [task] = pending.splice(index, 1) as [Task];
         running++;
         const started = performance.now();
-        task.run().then(() => {
+        task.run().then((seconds) => {
           busy[task.kind] = (busy[task.kind] ?? 0) + (performance.now() - started) / 1000;
+          if (typeof seconds === 'number') cpu[task.kind] = (cpu[task.kind] ?? 0) + seconds;
           done.add(task.name);
           onDone?.(task);
         }, (error: unknown) => {
