@@ -1,5 +1,5 @@
 // The api_keys table. Creating, listing and revoking (the keys command) go
-// through Prisma like every write; the lookup on the request path is one
+// through the Prisma client (rare, off the request path); the lookup on the request path is one
 // named prepared statement on plain `pg`, like the catalogue reads (see
 // src/catalog/queries.ts for why), and the key resolver caches it.
 import type pg from 'pg';

@@ -4,10 +4,13 @@
 // requests' batches of the same query share one statement
 // (src/db/reads/coalesced-reads.ts); nothing else reads the catalogue tables.
 //
-// Reads use plain `pg` with named prepared statements rather than Prisma: on
-// this hot path Prisma costs about 200 µs of CPU per query against 45 µs for
-// `pg`, and Postgres spends longer planning the styles query than running it,
-// so each statement is parsed and planned once per connection. Keys go in as
+// Reads use plain `pg` with named prepared statements rather than Prisma, not
+// even Prisma TypedSQL ($queryRawTyped: the same hand-written SQL, types from
+// Prisma): the product page's keyed read through it ran at 0.29x the rate of
+// this path, with 3.4x the Node CPU per read (`node scripts/typedsql-vs-pg.ts`,
+// docs/architecture.md). Prisma's pg adapter sends every statement unnamed,
+// so Postgres parses and plans it each time, where here each statement is
+// parsed and planned once per connection. Keys go in as
 // one array parameter (`= ANY($1)`), so one prepared statement serves every
 // batch size and no batch can approach the bind-parameter limit. Writes are
 // named statements too (src/catalog/write-statements.ts, run by service.ts

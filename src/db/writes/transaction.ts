@@ -15,12 +15,12 @@
 // client's answer is a 503 with Retry-After, never a 500.
 //
 // The transactions run on a connection of the API's own `pg` pool, not
-// through Prisma's interactive transactions: measured with 50 concurrent
-// PUTs with features (wrk, 10,000-product sample), Prisma's transaction and
-// raw-query layers cost about 1.5 ms of Node CPU per write and held the
-// route near 320 writes/s; the same statements on a pooled `pg` client, named
-// so each is parsed and planned once per connection, cost a fraction of that
-// (numbers in docs/performance.md, writes).
+// through Prisma's interactive transactions, TypedSQL included: the same
+// write (lock, rename, replace the features) through $transaction and
+// $queryRawTyped took 2.6x the Node CPU and ran at 0.82x the rate
+// (`node scripts/typedsql-vs-pg.ts`, docs/architecture.md); the route held
+// near 320 writes/s that way. Here each statement is named, so parsed and
+// planned once per connection.
 import type pg from 'pg';
 import { hasErrorCode } from '../failures/error-layers.ts';
 
