@@ -1,4 +1,4 @@
-// npm run bench:etl -- --scale <f> [--seed <n>] [--regenerate] [--with-migrated]
+// npm run bench:etl -- --scale <f> [--seed <n>] [--dir <files>] [--regenerate] [--with-migrated]
 //
 // Generates (or reuses) legacy files at the given scale, loads them with the
 // real loader (a child process, exactly as an operator runs it), then times a
@@ -8,6 +8,7 @@
 // `<database>_bench` database so it never touches the catalogue you are working with.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
@@ -24,7 +25,7 @@ import { TABLES } from '../src/etl/load/tables.ts';
 import { BUILD_SETTINGS, type Build, type Definitions, READ_MODEL_TABLES, liveDefinitions } from '../src/etl/load/definitions.ts';
 import { LOADER_SCRIPT, loaderArguments } from './lib/etl-loader.ts';
 
-const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--regenerate] [--with-migrated]';
+const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--dir <generated files to reuse>] [--regenerate] [--with-migrated]';
 
 function runLoader(databaseUrl: string, dir: string, summaryFile: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -139,7 +140,7 @@ async function exportClean(databaseUrl: string, cleanDir: string): Promise<void>
 runCommand(async () => {
   let values;
   try {
-    ({ values } = parseArgs({ options: { scale: { type: 'string', default: '0.01' }, seed: { type: 'string', default: '1' }, regenerate: { type: 'boolean', default: false }, 'with-migrated': { type: 'boolean', default: false } } }));
+    ({ values } = parseArgs({ options: { scale: { type: 'string', default: '0.01' }, seed: { type: 'string', default: '1' }, dir: { type: 'string' }, regenerate: { type: 'boolean', default: false }, 'with-migrated': { type: 'boolean', default: false } } }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
@@ -148,10 +149,11 @@ runCommand(async () => {
   if (!Number.isFinite(scale) || scale <= 0 || scale > 10) throw new UsageError(`--scale must be a number above 0 and at most 10\n${USAGE}`);
   if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
   const config = loadConfig();
-  const dir = path.join(config.dataDir, 'bench', `scale-${scale}`);
+  const dir = values.dir ? path.resolve(values.dir) : path.join(config.dataDir, 'bench', `scale-${scale}`);
   const results: Record<string, number | string | null> = { scale, seed, dir };
 
   const manifest = readManifest(dir);
+  if (values.dir && !isCurrent(manifest, { scale, seed })) throw new UsageError(`${dir} holds no files of this generator for scale ${scale} and seed ${seed}`);
   if (!values.regenerate && isCurrent(manifest, { scale, seed })) {
     console.log(`reusing the files in ${dir} (use --regenerate to time generation)`);
     results.generateSeconds = null;
@@ -167,12 +169,23 @@ runCommand(async () => {
   try {
     const { url: bench, name } = await ensureBenchDatabase(database.url);
     console.log(`\nloading into database ${name}`);
+    fs.mkdirSync(path.join(config.dataDir, 'bench'), { recursive: true });
     const summaryFile = path.join(config.dataDir, 'bench', `load-summary-scale-${scale}.json`);
     const loadStarted = performance.now();
-    await runLoader(bench, dir, summaryFile);
+    // The host's 1-minute load average while the load runs (a shared host moves every figure).
+    const loads: number[] = [os.loadavg()[0]!];
+    const sampler = setInterval(() => loads.push(os.loadavg()[0]!), 5_000);
+    try {
+      await runLoader(bench, dir, summaryFile);
+    } finally {
+      clearInterval(sampler);
+    }
     results.loadSeconds = (performance.now() - loadStarted) / 1000;
+    results.loadAverage = `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}, mean ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1)}`;
     summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as LoadSummary;
     results.loaderPeakMemoryMb = summary.peakMemoryMb;
+    results.loaderCpuSeconds = summary.cpu.total.loader;
+    results.databaseCpuSeconds = summary.cpu.total.database ?? null;
     results.rows = summary.files.reduce((n, f) => n + f.loaded, 0);
 
     console.log('\nexporting the clean rows for the bare COPY baseline');
@@ -205,12 +218,16 @@ runCommand(async () => {
   const s = summary.seconds;
   const rows = [
     ['generation', gen === null ? 'reused' : `${(gen as number).toFixed(1)} s`, 'target < 120 s at scale 1'],
-    ['full load (files, keys, indexes, FKs, ANALYZE, read models, swap)', `${load.toFixed(1)} s`, `files ${s.files.toFixed(1)}, keys ${s.keys.toFixed(1)}, builds ${s.build.toFixed(1)}, finish ${s.finish.toFixed(1)}, swap ${s.swap.toFixed(1)}`],
+    ['full load (files, keys, indexes, FKs, ANALYZE, read models, swap)', `${load.toFixed(1)} s`, `target <= 240 s at scale 1; files ${s.files.toFixed(1)}, keys ${s.keys.toFixed(1)}, builds ${s.build.toFixed(1)}, finish ${s.finish.toFixed(1)}, swap ${s.swap.toFixed(1)}`],
+    ['host load average during the load (1 min: lowest-highest, mean)', String(results.loadAverage), ''],
+    ['CPU of the load: loader + its database backends', summary.cpu.total.database === undefined ? `${summary.cpu.total.loader.toFixed(1)} s` : `${(summary.cpu.total.loader + summary.cpu.total.database).toFixed(1)} s`,
+      summary.cpu.total.database === undefined ? 'loader only (the server is not on this machine)' : `loader ${summary.cpu.total.loader.toFixed(1)}, database ${summary.cpu.total.database.toFixed(1)}; half of it: the load on two otherwise idle cores`],
+    ['builds, database CPU seconds by kind', '', Object.entries(summary.buildCpu).map(([kind, seconds]) => `${kind} ${seconds.toFixed(1)}`).join(', ')],
     ['bare COPY, same clean rows, into unindexed tables', `${unindexed.toFixed(1)} s`, 'ingest only'],
     ['then building their keys and indexes', `${(results.indexBuildSeconds as number).toFixed(1)} s`, ''],
     ['then the read model\'s keys and indexes (browse, documents)', `${(results.readModelIndexBuildSeconds as number).toFixed(1)} s`, 'rows put in place untimed'],
     ['floor: bare COPY + every key and index build', `${floorSeconds.toFixed(1)} s`, ''],
-    ['ratio full load / floor', `${results.ratio.toFixed(2)}x`, 'target <= 2x'],
+    ['ratio full load / floor', `${results.ratio.toFixed(2)}x`, ''],
     ['ratio full load / floor without the read model\'s builds', `${results.ratioToCatalogueFloor.toFixed(2)}x`, `(floor ${catalogueFloor.toFixed(1)} s)`],
     ['ratio full load / bare COPY alone', `${results.ratioToUnindexed.toFixed(2)}x`, ''],
     ...(results.bareCopyMigratedSeconds === undefined ? [] : [
