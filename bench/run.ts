@@ -11,6 +11,7 @@
 // percentiles, errors, SQL per request, cache hit ratio, ratios to the
 // baseline) and saves results.json, table.md, chart.svg and chart.png under
 // .data/bench/results/<time>/. Details: bench/lib/.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.ts';
@@ -30,6 +31,7 @@ import { registerPersistedQuery, sampleStatements } from './lib/sample-requests.
 import { GRAPHQL_SCENARIOS } from './lib/graphql-scenarios.ts';
 import { type CacheMode, type ServerProcess, startApi, startBaseline } from './lib/server-process.ts';
 import { runWrk } from './lib/wrk.ts';
+import { formatQuality, searchQuality } from './lib/search-quality.ts';
 
 interface Target {
   server: ServerProcess;
@@ -52,7 +54,15 @@ runCommand(async () => {
   const rows: BenchRow[] = [];
   let info: RunInfo | undefined;
   let revokeKey: (() => Promise<void>) | undefined;
+  let quality: string | undefined;
   try {
+    // Search quality on the sample catalogue (scale 0.01): the judged queries' NDCG@10 (bench/lib/search-quality.ts).
+    if (plan.scenarios.includes('graphql-search')) {
+      const sample = await ensureBenchCatalogue(database.url, 0.01, config.dataDir, '_search_quality');
+      quality = formatQuality(await searchQuality(sample.url));
+      fs.writeFileSync(path.join(resultsDir, 'search-quality.txt'), `${quality}\n`);
+      console.log(quality);
+    }
     const catalogue = await ensureBenchCatalogue(database.url, plan.scale, config.dataDir);
     // Random ids over the whole catalogue, or over a hot set of the first N ids.
     const idMax = plan.hot === undefined ? catalogue.maxId : Math.min(plan.hot, catalogue.maxId);
@@ -130,6 +140,7 @@ runCommand(async () => {
   if (!info) return;
   saveChart(resultsDir, info, rows);
   console.log(`\n${info.summary}\n${textTable(sortRows(rows, plan.scenarios))}`);
+  if (quality) console.log(`\n${quality}`);
   console.log(RATIO_NOTE);
   console.log(`\nresults.json, table.md, chart.svg, chart.png and raw generator output in ${resultsDir}`);
 });

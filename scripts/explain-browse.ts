@@ -10,7 +10,8 @@
 import pg from 'pg';
 import { decodeCursor } from '../src/catalog/browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from '../src/catalog/browse-input.ts';
-import { type BrowseStatement, facetsStatement, pageStatement, type Resolved, resolveStatement, searchStatement } from '../src/catalog/browse-statements.ts';
+import { type BrowseStatement, facetsStatement, pageStatement } from '../src/catalog/browse-statements.ts';
+import { type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from '../src/catalog/search-statements.ts';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL');
@@ -81,33 +82,34 @@ await explain('deep page by id after product 990,000 (the products joined one by
 await explain('category page by name, price 50-100 (walked window)', pageStatement({ categories: ['Slacks'], inStock: true, priceMin: '50.00', priceMax: '100.00' }, { field: 'NAME', direction: 'ASC' }, undefined, 21));
 await explain('category page by name, a price nothing has (window, then every match)', pageStatement({ categories: ['Slacks'], priceMin: '1114.00', priceMax: '1114.00' }, { field: 'NAME', direction: 'DESC' }, { key: 'Lounge Slacks', id: 500_000 }, 21));
 await explain('rare filter: price 114.00 exactly, by name', pageStatement({ priceMin: '114.00', priceMax: '114.00' }, { field: 'NAME', direction: 'ASC' }, undefined, 21));
-/** The tsquery a search's words resolve to (the first of its statements). */
+/** What a search's words resolve to (the first of its statements). */
 async function resolved(words: string[]): Promise<Resolved> {
   const statement = resolveStatement(words);
-  const { rows } = await client.query<{ searched: string }>(statement.text, statement.values);
-  return { query: rows[0]!.searched };
+  const { rows } = await client.query(statement.text, statement.values);
+  return resolvedOf(rows[0])!;
 }
 for (const [label, words] of [['camo onesie', ['camo', 'onesie']], ['jacket (common)', ['jacket']], ['summer (very common)', ['summer']],
   ['jakcet (typo)', ['jakcet']], ['hood (prefix)', ['hood']], ['zipper (description only)', ['zipper']],
   ['parka jackets (correlated words)', ['parka', 'jackets']], ['lounge pants (correlated words)', ['lounge', 'pants']]] as const) {
   await explain(`resolve: "${label}"`, resolveStatement([...words]));
   const searched = await resolved([...words]);
-  await explain(`search: "${label}" -> ${searched.query}`, searchStatement(searched, {}, undefined, 21, { snippets: true, styles: true }));
+  await explain(`search: "${label}" -> ${searched.query}`, searchStatement(searched, {}, undefined, 21, { snippets: true, defaultStyle: true }));
 }
-await explain('search: "jacket", 2nd tier page (cursor in tier 1)', searchStatement(await resolved(['jacket']), {}, { key: '1', id: 1 }, 21, { snippets: true, styles: true }));
-await explain('search: "boots" filtered (on sale, size 9)', searchStatement(await resolved(['boots']), { onSale: true, sizes: ['9'] }, undefined, 21, { snippets: true, styles: true }));
-await explain('facets: no filter', facetsStatement({}, undefined));
-await explain('facets: Jackets', facetsStatement(jackets, undefined));
-await explain('facets: Heels in 7.5 or 8 (size and pair cells)', facetsStatement({ categories: ['Heels'], sizes: ['7.5', '8'] }, undefined));
-await explain('facets: filtered category page (two sizes: size and pair cells)', facetsStatement(categoryPage, undefined));
-await explain('facets: sizes M or L, nothing else (size and pair cells)', facetsStatement({ sizes: ['M', 'L'] }, undefined));
-await explain('facets: sizes S, M, L or XL, on sale, 20-80 (size set cells)', facetsStatement({ sizes: ['S', 'M', 'L', 'XL'], onSale: true, priceMin: '20.00', priceMax: '80.00' }, undefined));
-await explain('facets: Kicks on sale in stock, size 9', facetsStatement({ ...categoryPage, sizes: ['9'] }, undefined));
-await explain('facets: search "camo onesie"', facetsStatement({}, await resolved(['camo', 'onesie'])));
-await explain('facets: search "summer" (sampled)', facetsStatement({}, await resolved(['summer'])));
-await explain('facets: search "zipper" (sampled)', facetsStatement({}, await resolved(['zipper'])));
-await explain('facets: search "jacket", in stock, sizes M or L (sampled)', facetsStatement({ inStock: true, sizes: ['M', 'L'] }, await resolved(['jacket'])));
-await explain('facets: search "every" (in 48% of products, sampled)', facetsStatement({}, await resolved(['every'])));
-await explain('facets: search "parka jackets"', facetsStatement({}, await resolved(['parka', 'jackets'])));
+const jacket = await resolved(['jacket']);
+const firstPage = await client.query(searchStatement(jacket, {}, undefined, 200, {}));
+const last = firstPage.rows.at(-1) as { sortKey: string; id: number } | undefined;
+if (last) await explain('search: "jacket", the page after 200 results', searchStatement(jacket, {}, { key: last.sortKey, id: last.id }, 21, { snippets: true, defaultStyle: true }));
+await explain('search: "boots" filtered (on sale, size 9)', searchStatement(await resolved(['boots']), { onSale: true, sizes: ['9'] }, undefined, 21, { snippets: true, defaultStyle: true }));
+await explain('facets: no filter', facetsStatement({}));
+await explain('facets: Jackets', facetsStatement(jackets));
+await explain('facets: Heels in 7.5 or 8 (size and pair cells)', facetsStatement({ categories: ['Heels'], sizes: ['7.5', '8'] }));
+await explain('facets: filtered category page (two sizes: size and pair cells)', facetsStatement(categoryPage));
+await explain('facets: sizes M or L, nothing else (size and pair cells)', facetsStatement({ sizes: ['M', 'L'] }));
+await explain('facets: sizes S, M, L or XL, on sale, 20-80 (size set cells)', facetsStatement({ sizes: ['S', 'M', 'L', 'XL'], onSale: true, priceMin: '20.00', priceMax: '80.00' }));
+await explain('facets: Kicks on sale in stock, size 9', facetsStatement({ ...categoryPage, sizes: ['9'] }));
+for (const words of [['camo', 'onesie'], ['summer'], ['zipper'], ['every'], ['parka', 'jackets']]) {
+  await explain(`facets: search "${words.join(' ')}"`, searchFacetsStatement({}, await resolved(words)));
+}
+await explain('facets: search "jacket", in stock, sizes M or L', searchFacetsStatement({ inStock: true, sizes: ['M', 'L'] }, jacket));
 void decodeCursor;
 await client.end();

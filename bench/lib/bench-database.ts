@@ -28,9 +28,9 @@ async function siblingDatabase(url: string, suffix: string, prepare: (client: pg
   return { url: sibling.toString(), name };
 }
 
-/** Creates `<database>_bench` beside the database of `url` if it does not exist. */
-export function ensureBenchDatabase(url: string): Promise<BenchDatabase> {
-  return siblingDatabase(url, '_bench', async (client, name) => {
+/** Creates `<database>_bench` (or another suffix) beside the database of `url` if it does not exist. */
+export function ensureBenchDatabase(url: string, suffix = '_bench'): Promise<BenchDatabase> {
+  return siblingDatabase(url, suffix, async (client, name) => {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
   });

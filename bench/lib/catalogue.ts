@@ -35,9 +35,9 @@ async function prewarm(url: string): Promise<void> {
   }
 }
 
-/** Makes sure the bench database beside `databaseUrl` holds the catalogue at `scale`, generating and loading it if not. */
-export async function ensureBenchCatalogue(databaseUrl: string, scale: number, dataDir: string): Promise<BenchCatalogue> {
-  const { url, name } = await ensureBenchDatabase(databaseUrl);
+/** Makes sure the bench database beside `databaseUrl` (`<database><suffix>`) holds the catalogue at `scale`, generating and loading it if not. */
+export async function ensureBenchCatalogue(databaseUrl: string, scale: number, dataDir: string, suffix = '_bench'): Promise<BenchCatalogue> {
+  const { url, name } = await ensureBenchDatabase(databaseUrl, suffix);
   const dir = path.join(dataDir, 'bench', `scale-${scale}`);
   let manifest = readManifest(dir);
   const loaded = await queryOnce<{ n: string }>(url, 'SELECT count(*) AS n FROM products').catch(() => [{ n: '0' }]);

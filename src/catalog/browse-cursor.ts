@@ -36,7 +36,7 @@ const KEY_FORMATS: Record<string, RegExp> = {
   PRICE: /^\d{1,8}\.\d{2}$/,
   CREATED_AT: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/,
   UPDATED_AT: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/,
-  SEARCH: /^[0-3]$/,
+  SEARCH: /^\d{1,3}\.\d{1,9}\.\d{1,16}$/,
 };
 
 /**

@@ -79,12 +79,15 @@ export function checkFilter(input: {
  * ctype: under C, "Ωμέγα" stays as it is in both; lower-cased here it matched
  * nothing). A 400 (naming `query`) when there
  * are none, when the text is too long, or when it holds NUL, control
- * characters or tsquery operators: the search takes plain words.
+ * characters, a lone surrogate or tsquery operators: the search takes
+ * plain words.
  */
 export function searchWords(text: string, field = 'query'): string[] {
   const characters = [...text].length;
   if (characters > MAX_QUERY_CHARACTERS) throw new ValidationError(field, `must be at most ${MAX_QUERY_CHARACTERS} characters (got ${characters})`);
   if (text.includes('\u0000')) throw new ValidationError(field, 'must not contain NUL characters');
+  // Bytes that are not UTF-8 and lone surrogates in a request are a 400 before here (src/http/unicode.ts); not text of any other way in either.
+  if (/\p{Cs}/u.test(text)) throw new ValidationError(field, 'must be valid Unicode text (a lone surrogate is not)');
   // eslint-disable-next-line no-control-regex
   if (/[\u0001-\u001f\u007f]/u.test(text)) throw new ValidationError(field, 'must not contain control characters');
   const operator = OPERATORS.exec(text);

@@ -5,7 +5,9 @@ import type pg from 'pg';
 import type { Reads } from '../db/reads/read-routes.ts';
 import { decodeCursor, encodeCursor, type Ordering, orderingOf, type Position } from './browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
-import { type BrowseStatement, facetsStatement, type PageExtras, pageStatement, PRICE_BANDS, type Resolved, resolveStatement, SEARCH_TIERS, searchStatement } from './browse-statements.ts';
+import { type BrowseStatement, facetsStatement, type PageExtras, pageStatement, PRICE_BANDS } from './browse-statements.ts';
+import { rankOf } from './search-rules.ts';
+import { parseSearchKey, type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from './search-statements.ts';
 import type { Product } from './types.ts';
 
 export interface Edge {
@@ -44,7 +46,7 @@ export interface Facets {
   categories: FacetCount[];
   sizes: FacetCount[];
   priceBands: PriceBandCount[];
-  /** False when the counts are estimates from a sample of a search's matches (FACET_SAMPLE). */
+  /** False when the counts are lower bounds: a search with more matches than COUNT_EXACT_UP_TO (search-rules.ts). */
   exact: boolean;
 }
 
@@ -86,8 +88,8 @@ export class CatalogBrowse {
 
   /** The tsquery the words stand for (stemmed, typos corrected: resolveStatement); null when they are all stop words. */
   async resolve(words: readonly string[]): Promise<Resolved | null> {
-    const [row] = await this.run<{ searched: string | null; terms: string[] | null }>(resolveStatement(words));
-    return row?.searched ? { query: row.searched, terms: row.terms! } : null;
+    const [row] = await this.run<Parameters<typeof resolvedOf>[0] & pg.QueryResultRow>(resolveStatement(words));
+    return resolvedOf(row);
   }
 
   /** `first` matches of the resolved query (and `filter`) by rank, after the cursor `after`. */
@@ -101,7 +103,7 @@ export class CatalogBrowse {
       hasNextPage,
       edges: edges.map(({ cursor, row }) => {
         const { sortKey, snippet, ...node } = row;
-        return { cursor, node: node as Product, rank: SEARCH_TIERS[Number(sortKey)]!.rank, snippet };
+        return { cursor, node: node as Product, rank: rankOf(parseSearchKey(sortKey!).level), snippet };
       }),
     };
   }
@@ -112,7 +114,7 @@ export class CatalogBrowse {
    */
   async facets(filter: BrowseFilter, searched?: Resolved | null): Promise<Facets> {
     const facets: Facets = { total: 0, categories: [], sizes: [], priceBands: [], exact: true };
-    const rows = searched === null ? [] : (await this.run<{ facet: string; value: string | null; count: string }>(facetsStatement(filter, searched)))
+    const rows = searched === null ? [] : (await this.run<{ facet: string; value: string | null; count: string }>(searched === undefined ? facetsStatement(filter) : searchFacetsStatement(filter, searched)))
       .map((row) => ({ ...row, count: Number(row.count) }));
     const bands = PRICE_BANDS.map((min, i) => ({ min, max: PRICE_BANDS[i + 1] ?? null, count: 0 }));
     for (const row of rows) {

@@ -3,7 +3,6 @@
 // like there, and how a write sent there can fail. REST and GraphQL answer
 // these errors (src/rest/routes.ts, src/graphql/resolvers/mutation.ts).
 import type { ProductWrite } from './validation.ts';
-import type { ProductFields } from './types.ts';
 
 export interface SourceStyle {
   id: number;
@@ -16,8 +15,13 @@ export interface SourceStyle {
 }
 
 /** One product of the legacy service, ready for CatalogService.applySourceProduct. */
-export interface SourceSnapshot extends ProductFields {
+export interface SourceSnapshot {
   id: number;
+  name: string;
+  slogan: string;
+  description: string;
+  category: string;
+  defaultPrice: string;
   createdAt: string;
   updatedAt: string;
   features: { feature: string; value: string | null }[];

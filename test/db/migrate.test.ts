@@ -116,7 +116,7 @@ describe('migrate()', () => {
       expect(row.finished_at).toBeInstanceOf(Date);
     }
 
-    expect(await userTables(url)).toEqual(['api_keys', 'browse_facet_cells', 'browse_size_cells', 'browse_size_pair_cells', 'browse_size_set_cells', 'browse_size_sets', 'features', 'idempotency_keys', 'legacy_sync_products', 'legacy_sync_state', 'load_rejects', 'load_runs', 'photos', 'product_browse', 'product_detail_documents', 'product_style_documents', 'products', 'related', 'search_lexemes', 'skus', 'styles']);
+    expect(await userTables(url)).toEqual(['api_keys', 'browse_facet_cells', 'browse_size_cells', 'browse_size_pair_cells', 'browse_size_set_cells', 'browse_size_sets', 'features', 'idempotency_keys', 'legacy_sync_products', 'legacy_sync_state', 'load_rejects', 'load_runs', 'photos', 'product_browse', 'product_detail_documents', 'product_style_documents', 'products', 'related', 'search_buckets', 'search_lexemes', 'skus', 'styles']);
   });
 
   it('applies nothing the second time', async () => {
@@ -289,5 +289,35 @@ describe('repeatable function definitions (prisma/functions)', () => {
     await expect(migrate(url, () => {}, MIGRATIONS_DIR, functions)).rejects.toThrow('function definition zz_broken failed: relation "no_such_table" does not exist');
     expect(await liveDefinitions(url)).toEqual(before);
     expect(await repeatableRows(url)).toEqual(rows);
+  });
+});
+
+describe('the search ranking migration (20261203000000_search_ranking)', () => {
+  const RANKING = '20261203000000_search_ranking';
+  /** A few products, with features and related rows, written through the triggers of whichever functions the database has. */
+  const catalogue = `
+    INSERT INTO products (id, name, slogan, description, category, default_price) VALUES
+      (1, 'Forest Dress', 'Made well', 'A dress for the forest.', 'Dresses', 40),
+      (2, 'The Forest Linen Dress', 'Made in Italy', 'Linen, café au lait.', 'Dresses', 60),
+      (3, 'Running-Shoes Max', 'Fast', 'Shoes, mail me at foo@example.com', 'Kicks', 90);
+    INSERT INTO features (product_id, feature, value) VALUES (1, 'Fabric', 'Cotton'), (3, 'Sole', 'Rubber');
+    INSERT INTO related (current_product_id, related_product_id) VALUES (1, 2), (3, 2), (2, 1);`;
+  const rows = (url: string) => query(url, `SELECT product_id, name, category, price, on_sale, sizes, match_a::text, match_ab::text, match_abc::text, document::text,
+    name_key, popularity, search_order::text, search_bucket FROM product_browse ORDER BY product_id`);
+
+  it('brings the browse rows of a catalogue already there to what the functions build for a new one', async () => {
+    // A database migrated before it, with a catalogue written through the triggers of then.
+    const old = await emptyDatabase();
+    const before = copyOfMigrations();
+    fs.rmSync(path.join(before, RANKING), { recursive: true });
+    await migrate(old.url, () => {}, before, noFunctions());
+    await query(old.url, catalogue);
+    await migrate(old.url);
+    // The same catalogue written into a new database.
+    const fresh = await emptyDatabase();
+    await migrate(fresh.url);
+    await query(fresh.url, catalogue);
+    expect(await rows(old.url)).toEqual(await rows(fresh.url));
+    expect(await rows(fresh.url)).toContainEqual(expect.objectContaining({ product_id: 2, name_key: 'forest linen dress', popularity: 2 }));
   });
 });

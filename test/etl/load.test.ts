@@ -40,12 +40,10 @@ describe('loading generated catalogues', () => {
   let dirA: string;
   let dirB: string;
   let manifestA: Manifest;
-  /** Every file this suite writes, removed after it. */
-  let root: string | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-load-'));
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-load-'));
     dirA = path.join(root, 'a');
     dirB = path.join(root, 'b');
     manifestA = await generateCatalogue({ scale: 0.005, seed: 3, out: dirA, quiet: true });
@@ -53,7 +51,6 @@ describe('loading generated catalogues', () => {
   });
   afterAll(async () => {
     await db?.drop();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
   });
 
   it('loads exactly the clean counts the manifest expects, table by table', async () => {
@@ -95,7 +92,7 @@ describe('loading generated catalogues', () => {
 
   it('keeps the previous catalogue when a file turns out to be truncated half-way through the load', async () => {
     const before = await fingerprint(db.url);
-    const broken = fs.mkdtempSync(path.join(root!, 'broken-'));
+    const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-broken-'));
     for (const file of fs.readdirSync(dirB)) fs.copyFileSync(path.join(dirB, file), path.join(broken, file));
     // Cut skus.csv (loaded in the last phase, after products and styles) inside its last row.
     const skus = fs.readFileSync(path.join(broken, 'skus.csv'), 'utf8');
@@ -192,7 +189,7 @@ describe('loading generated catalogues', () => {
   });
 
   it('rejects a duplicate id in a later chunk than its first row, as the later line', async () => {
-    const dir = fs.mkdtempSync(path.join(root!, 'duplicates-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-duplicates-'));
     for (const file of fs.readdirSync(dirB)) fs.copyFileSync(path.join(dirB, file), path.join(dir, file));
     const products = fs.readFileSync(path.join(dir, 'product.csv'), 'utf8').split('\n');
     // The second product again at the very end: chunks of 4 KB put it far from the first.
@@ -223,7 +220,7 @@ describe('loading generated catalogues', () => {
   });
 
   it('escapes and formats the style documents\' values as the triggers\' function does: quotes, backslashes, control characters, unicode, null and zero sale prices, empty arrays', async () => {
-    const dir = fs.mkdtempSync(path.join(root!, 'escapes-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-escapes-'));
     for (const file of fs.readdirSync(dirB)) fs.copyFileSync(path.join(dirB, file), path.join(dir, file));
     const nextId = (file: string) => 1 + Math.max(...fs.readFileSync(path.join(dir, file), 'utf8').split('\n').slice(1)
       .map((line) => Number.parseInt(line, 10)).filter(Number.isFinite));
@@ -296,9 +293,10 @@ describe('loading generated catalogues', () => {
     expect(loaded.sizeSets.n).toBeGreaterThan(0);
     expect(loaded.lexemes.n).toBeGreaterThan(100);
     // The vectors are each product's own texts' (computed once per distinct
-    // text by the function): the same as the plain per-product definition.
+    // text by the function): the same as the plain per-product definition
+    // (the name's vector with its word pairs, the proximity rule's).
     const [mismatched] = await query(db.url, `SELECT count(*)::int AS n FROM product_browse b JOIN products p ON p.id = b.product_id
-      CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english', p.name), 'A') AS a, setweight(to_tsvector('english', p.category), 'B') AS b,
+      CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english', p.name), 'A') || search_word_pairs(search_name_words(p.name)) AS a, setweight(to_tsvector('english', p.category), 'B') AS b,
         setweight(to_tsvector('english', p.slogan || ' ' || coalesce((SELECT string_agg(f.value, ' ' ORDER BY f.id) FROM features f WHERE f.product_id = p.id), '')), 'C') AS c,
         setweight(to_tsvector('english', p.description), 'D') AS d) v
       WHERE (b.match_a, b.match_ab, b.match_abc, b.document) IS DISTINCT FROM (v.a, v.a || v.b, v.a || v.b || v.c, v.a || v.b || v.c || v.d)`);

@@ -8,7 +8,8 @@ import {
   BrowsePageDocument, BrowsePageWithFacetsDocument, ShopFacetsDocument, SearchProductsDocument, SearchWithFacetsDocument, UpdateProductDocument,
   type BrowsePageQuery, type ShopFacetsQuery, type SearchProductsQuery,
 } from '../../src/generated/graphql/operations/graphql.ts';
-import { pageStatement, PREFIX_EXPANSION, PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
+import { pageStatement, PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
+import { PREFIX_EXPANSION } from '../../src/catalog/search-rules.ts';
 import type { BrowseOrder } from '../../src/catalog/browse-input.ts';
 import type { Position } from '../../src/catalog/browse-cursor.ts';
 import { MAX_QUERY_CHARACTERS } from '../../src/catalog/browse-input.ts';
@@ -357,11 +358,12 @@ describe('search', () => {
     noun = row!.name.split(' ').at(-1)!.toLowerCase();
   });
 
-  it('finds exactly the products holding every word, name matches first, each tier in id order, with snippets', async () => {
+  it('finds exactly the products holding every word, name matches first, ties by popularity then id, with snippets', async () => {
     const { edges, searched } = await searchAll(noun);
-    // The last word as a prefix: the few lexemes it completes to, ORed.
+    // The last word as a prefix: the few lexemes it completes to, ORed (not the names' pair lexemes, which hold a space).
     const { completions } = await catalogue.direct.one<{ completions: string[] }>(`
-      SELECT ARRAY(SELECT l.lexeme FROM search_lexemes l WHERE starts_with(l.lexeme, (tsvector_to_array(to_tsvector('english', $1)))[1]) ORDER BY l.lexeme) AS completions`, [noun]);
+      SELECT ARRAY(SELECT l.lexeme FROM search_lexemes l WHERE starts_with(l.lexeme, (tsvector_to_array(to_tsvector('english', $1)))[1])
+        AND strpos(l.lexeme, ' ') = 0 ORDER BY l.lexeme) AS completions`, [noun]);
     expect(completions.length).toBeGreaterThan(0);
     expect(completions.length).toBeLessThanOrEqual(PREFIX_EXPANSION);
     expect(searched?.split(/[\s|()]+/).filter(Boolean).sort()).toEqual(completions.map((c) => `'${c}'`).sort());
@@ -369,14 +371,17 @@ describe('search', () => {
     expect(new Set(edges.map((e) => Number(e.node.id)))).toEqual(expected);
     const ranks = edges.map((e) => e.rank);
     expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
-    expect(ranks[0]).toBe(1);
-    for (const tier of new Set(ranks)) {
-      const ids = edges.filter((e) => e.rank === tier).map((e) => Number(e.node.id));
-      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // Within a rank: the most popular first (how many related rows name it), then the lowest id.
+    const popularity = new Map((await catalogue.direct.rows<{ id: number; n: number }>(
+      'SELECT related_product_id AS id, count(*)::int AS n FROM related GROUP BY 1')).map((r) => [r.id, r.n]));
+    for (const rank of new Set(ranks)) {
+      const ids = edges.filter((e) => e.rank === rank).map((e) => Number(e.node.id));
+      expect(ids).toEqual([...ids].sort((a, b) => (popularity.get(b) ?? 0) - (popularity.get(a) ?? 0) || a - b));
     }
-    const nameMatches = edges.filter((e) => e.rank === 1);
-    expect(nameMatches.length).toBeGreaterThan(0);
-    for (const edge of nameMatches) expect(edge.node.name.toLowerCase()).toContain(noun.slice(0, 4));
+    // Names holding the word come before any other match.
+    const inName = edges.map((e) => e.node.name.toLowerCase().includes(noun.slice(0, 4)));
+    expect(inName[0]).toBe(true);
+    expect(inName).toEqual([...inName].sort((a, b) => Number(b) - Number(a)));
     for (const edge of edges) expect(edge.snippet).toMatch(/«[^»]+»/);
   });
 
@@ -487,6 +492,19 @@ describe('search', () => {
         expect(response.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'query' });
         expect(response.body.errors?.[0]?.message).toMatch(message);
       }
+    }
+    // Bytes that are not UTF-8 (in a JSON body, in a GET's URL) and a lone surrogate: a 400 naming the variable (src/http/unicode.ts).
+    const operation = 'query($q: String!) { search(query: $q) { searched } }';
+    const body = Buffer.concat([Buffer.from(`{"query":${JSON.stringify(operation)},"variables":{"q":"jack`), Buffer.from([0xff, 0xfe]), Buffer.from('et"}}')]);
+    const posted = await client.app.inject({ method: 'POST', url: '/graphql', payload: body, headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' } });
+    const got = await client.app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent(operation)}&variables=${encodeURIComponent('{"q":"jack').replace(/$/, '%FF%FE')}${encodeURIComponent('et"}')}`, headers: { accept: 'application/graphql-response+json' } });
+    const surrogate = await client.app.inject({ method: 'POST', url: '/graphql', payload: `{"query":${JSON.stringify(operation)},"variables":{"q":"jack\\ud800et"}}`, headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' } });
+    for (const response of [posted, got, surrogate]) {
+      expect(response.statusCode, response.body).toBe(400);
+      const errors = (JSON.parse(response.body) as { errors: { message: string; extensions: Record<string, unknown> }[] }).errors;
+      expect(errors[0]!.message, response.body).toMatch(/UTF-8|Unicode/);
+      // A GET names the parameter whose percent-encoded bytes are not UTF-8.
+      expect(errors[0]!.extensions.field, response.body).toBe(response === got ? 'variables' : 'variables.q');
     }
     const cursor = await client.post(SearchProductsDocument, { query: noun, after: Buffer.from('product:1').toString('base64url') });
     expect(cursor.status).toBe(400);

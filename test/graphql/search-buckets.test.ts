@@ -1,13 +1,13 @@
-// Search reads each rank tier in id order: a window of products one by one,
-// then the tier's GIN index bucket by bucket (product_id / SEARCH_BUCKET),
-// then every match past the buckets. The generated test catalogue fits in
-// one bucket, so this file adds products with ids spread over dozens of
-// buckets and checks that paging through a search crosses every stage in
-// order, losing and repeating nothing, and that the constant agrees with the
-// indexes' expression.
+// A search reads each level of its results in tie-break order (search_order:
+// popularity, then id): a window of products one by one (when its words are
+// common), then the tier's GIN index run by run (search_bucket, the runs of
+// search_buckets), then every match past the runs. The test catalogue is one
+// run, so this file adds products and cuts the catalogue's order into many
+// short runs, and checks that paging through a search crosses every stage in
+// order, losing and repeating nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SearchProductsDocument, type SearchProductsQuery } from '../../src/generated/graphql/operations/graphql.ts';
-import { SEARCH_BUCKET, SEARCH_BUCKETS, SEARCH_TIERS, SEARCH_WINDOW } from '../../src/catalog/browse-statements.ts';
+import { SEARCH_BUCKETS, SEARCH_WINDOW, SEARCH_WINDOW_SHARE } from '../../src/catalog/search-rules.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue();
@@ -15,10 +15,7 @@ const client = useTestClient(catalogue);
 
 /** A word no generated product has. */
 const WORD = 'zorbly';
-/** Far past the generated products, across 4 times as many buckets as a tier reads one by one. */
-const FIRST_ID = 5 * SEARCH_BUCKET + 17;
 const COUNT = 48;
-const idOf = (k: number) => FIRST_ID + Math.floor((k * SEARCH_BUCKETS * 4 * SEARCH_BUCKET) / COUNT) + (k % 5);
 
 async function search(query: string, first: number, after?: string, filter?: Record<string, unknown>) {
   const response = await client.post(SearchProductsDocument, { query, first, after, filter });
@@ -38,46 +35,66 @@ async function searchAll(query: string, first: number, filter?: Record<string, u
   throw new Error('more than 200 pages');
 }
 
-describe('search tiers read bucket by bucket', () => {
-  /** Even k: the word in the name (first tier); odd k: only in the description (last tier). */
+describe('search levels read run by run', () => {
+  /** Even k: the word in the name (the first tier); odd k: only in the description (the last). */
   const inName = (k: number) => k % 2 === 0;
-  const ids = Array.from({ length: COUNT }, (_, k) => idOf(k));
+  let ids: number[] = [];
+  /** k of the products, by popularity (k % 4 related rows name it), then id: the tie-break. */
+  let tieOrder: number[] = [];
 
   beforeAll(async () => {
-    const values = ids.map((id, k) => `(${id}, '${inName(k) ? `Zorbly Parka ${k}` : `Plain Parka ${k}`}', 'A slogan', '${inName(k) ? 'Warm.' : `Warm, and zorbly ${k}.`}', '${k % 3 === 0 ? 'Jackets' : 'Coats'}', 50.00)`);
-    await catalogue.direct.rows(`INSERT INTO products (id, name, slogan, description, category, default_price) VALUES ${values.join(', ')}`);
+    const values = Array.from({ length: COUNT }, (_, k) =>
+      `('${inName(k) ? `Zorbly Parka ${k}` : `Plain Parka ${k}`}', 'A slogan', '${inName(k) ? 'Warm.' : `Warm, and zorbly ${k}.`}', '${k % 3 === 0 ? 'Jackets' : 'Coats'}', 50.00)`);
+    ids = (await catalogue.direct.rows<{ id: number }>(`INSERT INTO products (name, slogan, description, category, default_price) VALUES ${values.join(', ')} RETURNING id`)).map((r) => r.id);
+    await catalogue.direct.rows(`INSERT INTO related (current_product_id, related_product_id)
+      SELECT 1, id FROM unnest($1::int[]) WITH ORDINALITY AS t(id, k), generate_series(1, (k - 1)::int % 4)`, [ids]);
+    tieOrder = [...ids.keys()].sort((a, b) => (b % 4) - (a % 4) || ids[a]! - ids[b]!);
+    // Runs of two products each over the whole catalogue, then every browse row takes its run again.
+    await catalogue.direct.rows(`DELETE FROM search_buckets`);
+    await catalogue.direct.rows(`INSERT INTO search_buckets (bucket, search_order)
+      SELECT (n - 1) / 2, search_order FROM (SELECT search_order, row_number() OVER (ORDER BY search_order) AS n FROM product_browse) t WHERE (n - 1) % 2 = 0`);
+    await catalogue.direct.rows(`SELECT refresh_product_browse(ARRAY(SELECT id FROM products))`);
   });
 
-  it('has the bucket size of the tier indexes', async () => {
-    const rows = await catalogue.direct.rows<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'product_browse' AND indexdef LIKE '%USING gin%' ORDER BY indexname`);
-    for (const tier of SEARCH_TIERS) {
-      const index = rows.find((row) => new RegExp(`\\(\\(\\(product_id / ${SEARCH_BUCKET}\\)\\), ${tier.column}\\)$`).test(row.indexdef));
-      expect(index, `a GIN index on ((product_id / ${SEARCH_BUCKET}), ${tier.column}) among ${JSON.stringify(rows)}`).toBeDefined();
-    }
-    // The products span the window, the buckets read one by one, and past them.
-    expect(ids.at(-1)! - ids[0]!).toBeGreaterThan(SEARCH_BUCKETS * SEARCH_BUCKET);
-    expect(COUNT).toBeLessThan(SEARCH_WINDOW);
+  it('spreads the products over more runs than a level reads one by one', async () => {
+    const [row] = await catalogue.direct.rows<{ runs: number }>(`SELECT count(DISTINCT search_bucket)::int AS runs FROM product_browse WHERE product_id = ANY($1)`, [ids]);
+    expect(row!.runs).toBeGreaterThan(2 * SEARCH_BUCKETS);
   });
 
-  it.each([1, 3, 7, 20])('pages of %i: name matches then description matches, each in id order, none lost or repeated', async (first) => {
+  const expected = () => [...tieOrder.filter(inName), ...tieOrder.filter((k) => !inName(k))].map((k) => ids[k]!);
+
+  it.each([1, 3, 7, 20])('pages of %i: name matches then description matches, each most popular first, none lost or repeated', async (first) => {
     const edges = await searchAll(WORD, first);
-    const expected = [...ids.filter((_, k) => inName(k)), ...ids.filter((_, k) => !inName(k))];
-    expect(edges.map((edge) => Number(edge.node.id))).toEqual(expected);
-    expect(edges.map((edge) => edge.rank)).toEqual(expected.map((id) => (inName(ids.indexOf(id)) ? SEARCH_TIERS[0].rank : SEARCH_TIERS[3].rank)));
+    expect(edges.map((edge) => Number(edge.node.id))).toEqual(expected());
+    const rankOf = (id: number) => edges.find((edge) => Number(edge.node.id) === id)!.rank;
+    expect(new Set(ids.filter((_, k) => inName(k)).map(rankOf)).size).toBe(1);
+    expect(rankOf(ids[0]!)).toBeGreaterThan(rankOf(ids[1]!));
+  });
+
+  it('reads a common word\'s level from the window first, with the same answer', async () => {
+    // As a load counts it: in so many documents that the window is worth reading first.
+    const [size] = await catalogue.direct.rows<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'product_browse'`);
+    expect(COUNT).toBeLessThan(SEARCH_WINDOW);
+    await catalogue.direct.rows(`UPDATE search_lexemes SET documents = $1 WHERE lexeme = $2`, [Math.ceil(SEARCH_WINDOW_SHARE * Math.max(size!.n, 1)) + 1, WORD]);
+    try {
+      for (const first of [2, 5]) expect((await searchAll(WORD, first)).map((edge) => Number(edge.node.id))).toEqual(expected());
+    } finally {
+      await catalogue.direct.rows(`UPDATE search_lexemes SET documents = 0 WHERE lexeme = $1`, [WORD]);
+    }
   });
 
   it('filters inside every stage, and a two-word search crosses them too', async () => {
     const jackets = await searchAll(WORD, 4, { categories: ['Jackets'] });
-    expect(jackets.map((edge) => Number(edge.node.id))).toEqual([
-      ...ids.filter((_, k) => inName(k) && k % 3 === 0), ...ids.filter((_, k) => !inName(k) && k % 3 === 0),
-    ]);
+    expect(jackets.map((edge) => Number(edge.node.id))).toEqual(expected().filter((id) => ids.indexOf(id) % 3 === 0));
     const pair = await searchAll(`parka ${WORD}`, 5);
-    expect(pair.map((edge) => Number(edge.node.id))).toEqual([...ids.filter((_, k) => inName(k)), ...ids.filter((_, k) => !inName(k))]);
+    expect(new Set(pair.map((edge) => Number(edge.node.id)))).toEqual(new Set(ids));
+    const ranks = pair.map((edge) => edge.rank);
+    expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
   });
 
-  it('pages through products whose ids are in the last buckets of the int range', async () => {
+  it('pages through products whose ids are at the top of the int range', async () => {
     const top = 2 ** 31 - 1;
-    const near = [top - 8 * SEARCH_BUCKET - 1, top - 8 * SEARCH_BUCKET, top - SEARCH_BUCKET, top - 1, top];
+    const near = [top - 9000, top - 4097, top - 1, top];
     await catalogue.direct.rows(`INSERT INTO products (id, name, slogan, description, category, default_price)
       SELECT id, 'Quibbly Vest ' || id, 'A slogan', 'Warm.', 'Vests', 10.00 FROM unnest($1::int[]) AS id`, [near]);
     for (const first of [1, 2]) expect((await searchAll('quibbly', first)).map((edge) => Number(edge.node.id))).toEqual(near);

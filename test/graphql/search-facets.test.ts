@@ -1,91 +1,124 @@
-// Search facets of a common word are estimates from a sample of its matches
-// (src/catalog/browse-statements.ts, docs/browse.md); of a rarer one, exact.
-// A catalogue of 10,000 products, so a common word's sample holds more than
-// EXACT_SAMPLE_MATCHES matches; every figure is compared with a count over
-// the catalogue's own search documents.
+// Search counts users can trust (src/catalog/search-statements.ts,
+// docs/browse.md "Facets"): totalCount and every facet count are exact up to
+// COUNT_EXACT_UP_TO matches; past it they are lower bounds, never above the
+// truth, and `exact` is false. A catalogue of 100,000 products (scale 0.1),
+// so common words have more than 10,000 matches; every figure is compared
+// with a count over the catalogue's own tables (products, features, styles,
+// skus), not the browse read model the search reads.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ShopFacetsDocument, type ShopFacetsQuery } from '../../src/generated/graphql/operations/graphql.ts';
-import { EXACT_SAMPLE_MATCHES, FACET_SAMPLE_MODULUS, SEARCH_POSTINGS_SHARE } from '../../src/catalog/browse-statements.ts';
+import { SearchWithFacetsDocument, ShopFacetsDocument, type ShopFacetsQuery } from '../../src/generated/graphql/operations/graphql.ts';
+import { PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
+import { COUNT_EXACT_UP_TO, SEARCH_POSTINGS_SHARE } from '../../src/catalog/search-rules.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
-const catalogue = useTestCatalogue({ scale: 0.01, timeout: 180_000 });
+const catalogue = useTestCatalogue({ scale: 0.1, timeout: 600_000 });
 const client = useTestClient(catalogue);
 
-/** The true counts per category of a tsquery's matches, and how many of them the sample holds. */
-async function truth(searched: string) {
-  const rows = await catalogue.direct.rows<{ category: string; n: number; sampled: number }>(`
-    SELECT category, count(*)::int AS n, count(*) FILTER (WHERE product_id % ${FACET_SAMPLE_MODULUS} = 0)::int AS sampled
-    FROM product_browse WHERE document @@ $1::tsquery GROUP BY category`, [searched]);
-  return { byCategory: new Map(rows.map((r) => [r.category, r.n])), total: rows.reduce((sum, r) => sum + r.n, 0), sampled: rows.reduce((sum, r) => sum + r.sampled, 0) };
+type Facets = ShopFacetsQuery['productFacets'];
+interface Truth {
+  total: number;
+  categories: Map<string, number>;
+  sizes: Map<string, number>;
+  bands: number[];
 }
 
-async function facets(query: string) {
-  const response = await client.post(ShopFacetsDocument, { query });
+/** The counts a search's tsquery (as `searched` shows it) has over the catalogue's tables, within `categories` if given. */
+async function truth(searched: string, categories?: string[]): Promise<Truth> {
+  const rows = await catalogue.direct.rows<{ id: number; category: string; price: string; sizes: string[] }>(`
+    SELECT p.id, p.category, p.default_price::text AS price,
+      ARRAY(SELECT DISTINCT k.size FROM styles s JOIN skus k ON k.style_id = s.id WHERE s.product_id = p.id AND k.quantity > 0) AS sizes
+    FROM products p
+    WHERE to_tsvector('english', concat_ws(' ', p.name, p.category, p.slogan,
+      (SELECT string_agg(f.value, ' ') FROM features f WHERE f.product_id = p.id), p.description)) @@ $1::tsquery`, [searched]);
+  const count = (values: string[]) => values.reduce((map, v) => map.set(v, (map.get(v) ?? 0) + 1), new Map<string, number>());
+  const within = categories ? rows.filter((r) => categories.includes(r.category)) : rows;
+  const bands = PRICE_BANDS.map((min, i) => within.filter((r) => Number(r.price) >= Number(min) && (i === PRICE_BANDS.length - 1 || Number(r.price) < Number(PRICE_BANDS[i + 1]))).length);
+  return { total: within.length, categories: count(rows.map((r) => r.category)), sizes: count(within.flatMap((r) => r.sizes)), bands };
+}
+
+async function searched(query: string): Promise<string> {
+  const response = await client.post<{ search: { searched: string } }>('query($q: String!) { search(query: $q, first: 1) { searched } }', { q: query });
   expect(response.body.errors).toBeUndefined();
-  expect(response.statements).toBe(2); // the words, the facets
+  return response.body.data!.search.searched;
+}
+
+async function facets(query: string, filter?: Record<string, unknown>): Promise<Facets> {
+  const response = await client.post(ShopFacetsDocument, { query, filter });
+  expect(response.body.errors).toBeUndefined();
+  expect(response.statements).toBe(2); // the words, the counts
   return (response.body.data as ShopFacetsQuery).productFacets;
 }
 
-/** The words of the catalogue's documents by how many products have them, most first, with how many of the sample do. */
+/** The catalogue's words by how many products' documents hold them. */
 async function words() {
-  return catalogue.direct.rows<{ word: string; ndoc: number; sampled: number }>(`
-    SELECT s.word, s.ndoc, coalesce(t.ndoc, 0) AS sampled
-    FROM ts_stat('SELECT document FROM product_browse') s
-    LEFT JOIN ts_stat('SELECT document FROM product_browse WHERE product_id % ${FACET_SAMPLE_MODULUS} = 0') t USING (word)
-    WHERE s.word ~ '^[a-z]+$' ORDER BY s.ndoc DESC, s.word`);
+  return catalogue.direct.rows<{ word: string; ndoc: number }>(`
+    SELECT word, ndoc FROM ts_stat('SELECT document FROM product_browse') WHERE word ~ '^[a-z]{4,}$' ORDER BY ndoc DESC, word`);
 }
 
-describe('search facets', () => {
-  it('estimates a common word from its sample, within three standard errors, and says so', async () => {
-    const common = (await words()).find((w) => w.sampled > EXACT_SAMPLE_MATCHES * 1.5);
-    expect(common, 'a word common enough to be sampled').toBeDefined();
-    const { searched } = (await client.post<{ search: { searched: string } }>('query($q: String!) { search(query: $q, first: 1) { searched } }', { q: common!.word })).body.data!.search;
-    const real = await truth(searched);
-    expect(real.sampled).toBeGreaterThan(EXACT_SAMPLE_MATCHES);
-    const estimated = await facets(common!.word);
-    expect(estimated.exact).toBe(false);
-    // Each sampled match stands for FACET_SAMPLE_MODULUS products; a count of k
-    // sampled matches is off by about sqrt(k) of them.
-    const bound = (sampled: number) => 3 * FACET_SAMPLE_MODULUS * Math.sqrt(Math.max(sampled, 1));
-    expect(Math.abs(estimated.total - real.total)).toBeLessThanOrEqual(bound(real.sampled));
-    expect(estimated.total % FACET_SAMPLE_MODULUS).toBe(0);
-    for (const { value, count } of estimated.categories) {
-      const actual = real.byCategory.get(value) ?? 0;
-      expect(Math.abs(count - actual), value).toBeLessThanOrEqual(bound(count / FACET_SAMPLE_MODULUS));
-    }
-  });
+const asMap = (counts: readonly { value: string; count: number }[]) => new Map(counts.map((c) => [c.value, c.count]));
 
-  it('counts a word with few sampled matches exactly', async () => {
-    const rare = (await words()).find((w) => w.sampled > 0 && w.sampled <= EXACT_SAMPLE_MATCHES / 2 && w.ndoc > 20);
-    expect(rare).toBeDefined();
-    const { searched } = (await client.post<{ search: { searched: string } }>('query($q: String!) { search(query: $q, first: 1) { searched } }', { q: rare!.word })).body.data!.search;
-    const real = await truth(searched);
-    const counted = await facets(rare!.word);
+describe('search counts', () => {
+  it('are exact up to COUNT_EXACT_UP_TO matches: total, categories, sizes, price bands', async () => {
+    const word = (await words()).find((w) => w.ndoc > 2_000 && w.ndoc < COUNT_EXACT_UP_TO / 2)!;
+    expect(word, 'a word with a few thousand matches').toBeDefined();
+    const real = await truth(await searched(word.word));
+    expect(real.total).toBeLessThanOrEqual(COUNT_EXACT_UP_TO);
+    const counted = await facets(word.word);
     expect(counted.exact).toBe(true);
     expect(counted.total).toBe(real.total);
-    expect(new Map(counted.categories.map((c) => [c.value, c.count]))).toEqual(real.byCategory);
+    expect(asMap(counted.categories)).toEqual(real.categories);
+    expect(asMap(counted.sizes)).toEqual(real.sizes);
+    expect(counted.priceBands.map((band) => band.count)).toEqual(real.bands);
+    // totalCount of the search is the same count.
+    const search = await client.post(SearchWithFacetsDocument, { query: word.word, first: 1 });
+    expect(search.body.data?.search.totalCount).toBe(real.total);
   });
 
-  it('is described in the schema with the constants the statement uses', () => {
+  it('past COUNT_EXACT_UP_TO matches are lower bounds, never above the truth, and say so', async () => {
+    const word = (await words()).find((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)!;
+    expect(word, 'a word with more than 10,000 matches').toBeDefined();
+    const real = await truth(await searched(word.word));
+    expect(real.total).toBeGreaterThan(COUNT_EXACT_UP_TO);
+    const counted = await facets(word.word);
+    expect(counted.exact).toBe(false);
+    expect(counted.total).toBe(COUNT_EXACT_UP_TO);
+    for (const { value, count } of counted.categories) expect(count, value).toBeLessThanOrEqual(real.categories.get(value) ?? 0);
+    for (const { value, count } of counted.sizes) expect(count, value).toBeLessThanOrEqual(real.sizes.get(value) ?? 0);
+    counted.priceBands.forEach((band, i) => expect(band.count, band.min).toBeLessThanOrEqual(real.bands[i]!));
+    // The same matches counted every way: each product has one category and one price.
+    expect(counted.categories.reduce((sum, c) => sum + c.count, 0)).toBe(counted.total);
+    expect(counted.priceBands.reduce((sum, b) => sum + b.count, 0)).toBe(counted.total);
+  });
+
+  it('count a filtered search exactly when its matches are few, whatever the word\'s', async () => {
+    const word = (await words()).find((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)!;
+    const real = await truth(await searched(word.word));
+    const [category] = [...real.categories].filter(([, n]) => n > 0 && n <= COUNT_EXACT_UP_TO).sort((a, b) => a[1] - b[1]);
+    expect(category).toBeDefined();
+    const counted = await facets(word.word, { categories: [category![0]] });
+    expect(counted.total).toBe(category![1]);
+    const filtered = await truth(await searched(word.word), [category![0]]);
+    expect(asMap(counted.sizes)).toEqual(filtered.sizes);
+    expect(counted.priceBands.map((band) => band.count)).toEqual(filtered.bands);
+  });
+
+  it('are described in the schema with the bound the statement uses', () => {
     const sdl = fs.readFileSync(new URL('../../schema/browse.graphql', import.meta.url), 'utf8');
-    expect(sdl).toContain(`at most ${EXACT_SAMPLE_MATCHES} of the products with an id divisible by ${FACET_SAMPLE_MODULUS}`);
-    expect(sdl).toContain(`(each counting for ${FACET_SAMPLE_MODULUS})`);
+    expect(sdl).toContain(`at most ${COUNT_EXACT_UP_TO.toLocaleString('en-US')} matches`);
+    expect(sdl).toContain('at least');
   });
 
-  it('leaves the commonest words out of a search of many common words, keeping the rarest, and says what it searched', async () => {
+  it('leave the commonest words out of a search of many common words, keeping the rarest, and say what was searched', async () => {
     const common = (await words()).slice(0, 8); // the eight words most products have
     const products = (await catalogue.direct.one<{ n: number }>('SELECT count(*)::int AS n FROM products')).n;
     expect(common.reduce((sum, w) => sum + w.ndoc, 0)).toBeGreaterThan(SEARCH_POSTINGS_SHARE * products);
     // Rarest first: the last word is also searched as a prefix, which counts the words it begins too.
-    const response = await client.post<{ search: { searched: string } }>('query($q: String!) { search(query: $q, first: 5) { searched } }', { q: common.map((w) => w.word).reverse().join(' ') });
-    expect(response.body.errors).toBeUndefined();
-    const searched = response.body.data!.search.searched.split(' & ').map((term) => term.replace(/^'|'(:\*)?$/g, ''));
-    expect(searched.length).toBeLessThan(common.length);
-    // The rarest of them is always searched; what is kept fits the budget (or is that one word).
+    const terms = (await searched(common.map((w) => w.word).reverse().join(' '))).split(' & ').map((term) => term.replace(/^'|'(:\*)?$/g, ''));
+    expect(terms.length).toBeLessThan(common.length);
     const rarest = [...common].sort((a, b) => a.ndoc - b.ndoc || (a.word < b.word ? -1 : 1))[0]!;
-    expect(searched).toContain(rarest.word);
-    const kept = common.filter((w) => searched.includes(w.word));
+    expect(terms).toContain(rarest.word);
+    const kept = common.filter((w) => terms.includes(w.word));
     if (kept.length > 1) expect(kept.reduce((sum, w) => sum + w.ndoc, 0)).toBeLessThanOrEqual(SEARCH_POSTINGS_SHARE * products * 1.05);
   });
 });

@@ -31,10 +31,9 @@ const IGNORED_TABLES = new Set(['_prisma_migrations', '_repeatable_migrations'])
 // Indexes Prisma's schema language cannot declare (a partial index), made by
 // a migration and named here with why; any other is a difference.
 const MIGRATION_ONLY_INDEXES = new Map([
-  ['product_browse_document_sample_idx', 'the 1/64 sample of the search documents that search facets estimate from (docs/browse.md)'],
   ['search_lexemes_word_trgm_idx', 'the typo lookup\'s trigram index over plain words: letters and digits, not bare numbers (docs/browse.md)'],
-  // An expression column (the bucket of ids) before the search document: searches read a tier bucket by bucket (docs/browse.md).
-  ...['match_a', 'match_ab', 'match_abc', 'document'].map((column) => [`product_browse_${column}_bucket_idx`, `the ${column} search tier by bucket of ids (docs/browse.md)`] as const),
+  // A btree_gin column (the run of search_order) before the search document: searches read a tier run by run (docs/browse.md).
+  ...['match_a', 'match_ab', 'match_abc', 'document'].map((column) => [`product_browse_${column}_search_idx`, `the ${column} search tier by run of search_order (docs/browse.md)`] as const),
 ]);
 
 // Postgres truncates identifiers to 63 bytes, and Prisma shortens its default

@@ -196,7 +196,8 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   // staging tables (prisma/functions/refresh_product_browse.sql).
   for (let from = 0; from < maxProductId; from += BROWSE_CHUNK) {
     readModel.push({
-      name: `product_browse:rows ${from}`, kind: 'browse rows', items: Math.min(BROWSE_CHUNK, maxProductId - from), after: analyzed('products', 'features', 'styles', 'skus'),
+      name: `product_browse:rows ${from}`, kind: 'browse rows', items: Math.min(BROWSE_CHUNK, maxProductId - from),
+      after: analyzed('products', 'features', 'styles', 'skus', 'related', 'search_buckets'),
       run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL enable_memoize = off; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}), lock_products => false)`),
     });
   }
@@ -208,6 +209,8 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   browse.forEach((t, i) => { if (i % every === 0 && documents.length > 0) interleaved.push(documents.shift()!); interleaved.push(t); });
   interleaved.push(...documents);
   tasks.unshift(...interleaved);
+  // The runs of search_order first, keyed and analyzed: each browse row looks up its run (prisma/functions/rebuild_search_buckets.sql).
+  tasks.unshift({ name: 'search_buckets:rows', kind: 'search order', after: analyzed('products', 'related'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_search_buckets()`) });
   const named = (prefix: string) => tasks.filter((t) => t.name.startsWith(prefix)).map((t) => t.name);
   tasks.push({ name: 'browse aggregates', kind: 'browse aggregates', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
   // A read-model table is filled by its own row tasks, or (the cells and lexemes, which have none) by the aggregates.

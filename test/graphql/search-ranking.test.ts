@@ -1,0 +1,136 @@
+// The ranking rules as a contract (src/catalog/search-rules.ts, docs/browse.md
+// "Ranking"): on the test catalogue plus a few products of words no generated
+// product has, every rule orders what the rules before it left tied, `rank`
+// differs exactly when the rules put two results in different classes, and
+// ties go to the most popular (related rows naming it), then the lowest id.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SearchProductsDocument, type SearchProductsQuery } from '../../src/generated/graphql/operations/graphql.ts';
+import { classesOf, levelOf, possibleLevels, RANK_LEVELS, RANKING_RULES, rankOf, SEARCH_TIERS } from '../../src/catalog/search-rules.ts';
+import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
+import { searchQuality } from '../../bench/lib/search-quality.ts';
+
+const catalogue = useTestCatalogue();
+const client = useTestClient(catalogue);
+
+type Edge = SearchProductsQuery['search']['edges'][number];
+
+async function searchAll(query: string): Promise<{ edges: Edge[]; searched: string | null | undefined }> {
+  const edges: Edge[] = [];
+  let after: string | undefined;
+  let searched: string | null | undefined;
+  for (let page = 0; page < 100; page++) {
+    const response = await client.post(SearchProductsDocument, { query, first: 3, after });
+    expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
+    const search = (response.body.data as SearchProductsQuery).search;
+    searched = search.searched;
+    edges.push(...search.edges);
+    if (!search.pageInfo.hasNextPage) return { edges, searched };
+    after = search.pageInfo.endCursor!;
+  }
+  throw new Error('more than 100 pages');
+}
+
+/** Products of words no generated product has, each named for what it shows. */
+const PRODUCTS = {
+  whole: { name: 'Quorvel Plinth', slogan: 'Made well', description: 'Warm.' },
+  wholeWithStopWord: { name: 'The Quorvel Plinths', slogan: 'Made well', description: 'Warm.' },
+  adjacent: { name: 'Quorvel Plinth Jacket', slogan: 'Made well', description: 'Warm.' },
+  completed: { name: 'Quorvel Plinthwick', slogan: 'Made well', description: 'Warm.' },
+  apartPopular: { name: 'Quorvel Heavy Plinth', slogan: 'Made well', description: 'Warm.' },
+  apart: { name: 'Plinth by Quorvel', slogan: 'Made well', description: 'Warm.' },
+  inSlogan: { name: 'Quorvel Coat', slogan: 'A plinth of a coat', description: 'Warm.' },
+  inDescription: { name: 'Basic Coat', slogan: 'Made well', description: 'The quorvel plinth of coats.' },
+  misspeltInData: { name: 'Basic Vest', slogan: 'Made well', description: 'A quorvle for the plinth.' },
+} as const;
+type Key = keyof typeof PRODUCTS;
+const ids = {} as Record<Key, number>;
+const byId = (edges: Edge[]) => edges.map((edge) => Number(edge.node.id));
+const keysOf = (edges: Edge[]) => byId(edges).map((id) => (Object.keys(ids) as Key[]).find((key) => ids[key] === id) ?? id);
+
+beforeAll(async () => {
+  for (const [key, product] of Object.entries(PRODUCTS) as [Key, (typeof PRODUCTS)[Key]][]) {
+    const row = await catalogue.direct.one<{ id: number }>(
+      `INSERT INTO products (name, slogan, description, category, default_price) VALUES ($1, $2, $3, 'Coats', 50) RETURNING id`,
+      [product.name, product.slogan, product.description]);
+    ids[key] = row.id;
+  }
+  // Popularity: two related rows name apartPopular, none the others (their ties go to the lowest id).
+  await catalogue.direct.rows(`INSERT INTO related (current_product_id, related_product_id) SELECT id, $1 FROM products ORDER BY id LIMIT 2`, [ids.apartPopular]);
+  // The dictionary's counts as a load makes them (words written later start at 0): "quorvel" in 20 times as many documents as "quorvle" (stem 'quorvl').
+  await catalogue.direct.rows(`UPDATE search_lexemes SET documents = CASE lexeme WHEN 'quorvel' THEN 200 ELSE 1 END WHERE lexeme IN ('quorvel', 'quorvl')`);
+});
+
+describe('the ranking rules', () => {
+  it('put the exact name first, adjacent words above the same words apart, a name match above a description match', async () => {
+    const { edges } = await searchAll('quorvel plinth');
+    expect(keysOf(edges)).toEqual([
+      'whole', 'wholeWithStopWord', // exactness: the whole name (stop words and plurals as searched), popularity tied: lowest id
+      'adjacent', // proximity: the words next to each other in the name
+      'completed', // exactness: "plinth" completed to "plinthwick" ranks after the words as typed
+      'apartPopular', 'apart', // the same words apart; tie-break: the more popular first
+      'inSlogan', // attribute: name and slogan after name alone
+      'inDescription', // attribute: the description last, though its words are adjacent there
+    ]);
+    const rank = (key: Key) => edges.find((edge) => Number(edge.node.id) === ids[key])!.rank;
+    expect(rank('whole')).toBe(1);
+    expect(rank('wholeWithStopWord')).toBe(rank('whole'));
+    expect(rank('apartPopular')).toBe(rank('apart'));
+    const ranks = edges.map((edge) => edge.rank);
+    expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
+    // Every other neighbour differs by a rule.
+    expect(new Set(ranks).size).toBe(ranks.length - 2);
+  });
+
+  it('rank a word as typed above its correction (typo), and the words in the order typed above the reverse (proximity)', async () => {
+    // "quorvle" is in one description (a misspelling in the data): it is searched with its much commoner correction.
+    const typo = await searchAll('quorvle plinth');
+    expect(typo.searched).toContain(`'quorvl'`);
+    expect(typo.searched).toContain(`'quorvel'`);
+    expect(keysOf(typo.edges)[0]).toBe('misspeltInData');
+    expect(typo.edges[0]!.rank).toBeGreaterThan(typo.edges[1]!.rank);
+    expect(new Set(keysOf(typo.edges))).toEqual(new Set(Object.keys(PRODUCTS)));
+    // Typed the other way round, the name that has them in that order comes first: "Plinth by Quorvel" (the stop word
+    // drops out as it does from a query, so it is the whole name), and the former first is now apart.
+    const reversed = await searchAll('plinth quorvel');
+    expect(keysOf(reversed.edges)[0]).toBe('apart');
+    expect(keysOf(reversed.edges).indexOf('whole')).toBeGreaterThan(keysOf(reversed.edges).indexOf('apart'));
+    expect(reversed.edges.find((edge) => Number(edge.node.id) === ids.whole)!.rank).toBeLessThan(1);
+  });
+
+  it('give the same rank to results in the same classes and tie-break by popularity, then id', async () => {
+    const { edges } = await searchAll('quorvel');
+    // One word: the whole name (none is just "Quorvel"), then names holding it, then slogans, descriptions.
+    const inName = edges.filter((edge) => edge.node.name.toLowerCase().includes('quorvel'));
+    expect(new Set(inName.map((edge) => edge.rank)).size).toBe(1);
+    expect(byId(inName)).toEqual([ids.apartPopular, ...byId(inName).filter((id) => id !== ids.apartPopular).sort((a, b) => a - b)]);
+  });
+
+  it('are declared once: the levels follow RANKING_RULES, and each tier column holds the declared fields', async () => {
+    expect(RANK_LEVELS).toBe(RANKING_RULES.reduce((n, rule) => n * rule.classes.length, 1));
+    for (let level = 0; level < RANK_LEVELS; level++) expect(levelOf(classesOf(level))).toBe(level);
+    const levels = possibleLevels(true).map(levelOf);
+    expect(levels).toEqual([...levels].sort((a, b) => a - b));
+    expect(rankOf(0)).toBe(1);
+    // The columns refresh_product_browse builds hold exactly the words of the declared fields.
+    const fields: Record<string, string> = {
+      name: 'p.name', category: 'p.category', slogan: 'p.slogan',
+      features: `coalesce((SELECT string_agg(f.value, ' ' ORDER BY f.id) FROM features f WHERE f.product_id = p.id), '')`, description: 'p.description',
+    };
+    for (const tier of SEARCH_TIERS) {
+      const words = `to_tsvector('english', concat_ws(' ', ${tier.fields.map((f) => fields[f]).join(', ')}))`;
+      const [row] = await catalogue.direct.rows<{ differ: number }>(`
+        SELECT count(*)::int AS differ FROM products p JOIN product_browse b ON b.product_id = p.id
+        WHERE ARRAY(SELECT x FROM unnest(tsvector_to_array(b.${tier.column})) x WHERE strpos(x, ' ') = 0 ORDER BY x)
+           <> ARRAY(SELECT x FROM unnest(tsvector_to_array(${words})) x ORDER BY x)`);
+      expect(row!.differ, tier.column).toBe(0);
+    }
+  });
+
+  it('score on the judged query set the bench reports: every kind of query, exact names first', async () => {
+    const quality = await searchQuality(catalogue.db.url);
+    expect(quality.queries).toBeGreaterThanOrEqual(50);
+    expect(Object.keys(quality.byKind).sort()).toEqual(['adjacent words', 'category', 'description word', 'exact name', 'misspelt', 'non-ASCII', 'prefix', 'words apart']);
+    expect(quality.exactNameHitAt1).toBe(1);
+    expect(quality.ndcg10).toBeGreaterThan(0.85);
+  });
+});
