@@ -11,6 +11,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Each file's own temporary folder, checked empty after it: test/support/temp-check.ts.
+    setupFiles: ['test/support/temp-check.ts'],
+    // After-hooks in reverse order (vitest's default, stated): the temporary folder's check runs last.
+    sequence: { hooks: 'stack' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: one test file at a time per core, each on its own database.

@@ -40,10 +40,12 @@ describe('loading generated catalogues', () => {
   let dirA: string;
   let dirB: string;
   let manifestA: Manifest;
+  /** Every file this suite writes, removed after it. */
+  let root: string | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-load-'));
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-load-'));
     dirA = path.join(root, 'a');
     dirB = path.join(root, 'b');
     manifestA = await generateCatalogue({ scale: 0.005, seed: 3, out: dirA, quiet: true });
@@ -51,6 +53,7 @@ describe('loading generated catalogues', () => {
   });
   afterAll(async () => {
     await db?.drop();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
   });
 
   it('loads exactly the clean counts the manifest expects, table by table', async () => {
@@ -92,7 +95,7 @@ describe('loading generated catalogues', () => {
 
   it('keeps the previous catalogue when a file turns out to be truncated half-way through the load', async () => {
     const before = await fingerprint(db.url);
-    const broken = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-broken-'));
+    const broken = fs.mkdtempSync(path.join(root!, 'broken-'));
     for (const file of fs.readdirSync(dirB)) fs.copyFileSync(path.join(dirB, file), path.join(broken, file));
     // Cut skus.csv (loaded in the last phase, after products and styles) inside its last row.
     const skus = fs.readFileSync(path.join(broken, 'skus.csv'), 'utf8');
@@ -189,7 +192,7 @@ describe('loading generated catalogues', () => {
   });
 
   it('rejects a duplicate id in a later chunk than its first row, as the later line', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-duplicates-'));
+    const dir = fs.mkdtempSync(path.join(root!, 'duplicates-'));
     for (const file of fs.readdirSync(dirB)) fs.copyFileSync(path.join(dirB, file), path.join(dir, file));
     const products = fs.readFileSync(path.join(dir, 'product.csv'), 'utf8').split('\n');
     // The second product again at the very end: chunks of 4 KB put it far from the first.
@@ -220,7 +223,7 @@ describe('loading generated catalogues', () => {
   });
 
   it('escapes and formats the style documents\' values as the triggers\' function does: quotes, backslashes, control characters, unicode, null and zero sale prices, empty arrays', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-escapes-'));
+    const dir = fs.mkdtempSync(path.join(root!, 'escapes-'));
     for (const file of fs.readdirSync(dirB)) fs.copyFileSync(path.join(dirB, file), path.join(dir, file));
     const nextId = (file: string) => 1 + Math.max(...fs.readFileSync(path.join(dir, file), 'utf8').split('\n').slice(1)
       .map((line) => Number.parseInt(line, 10)).filter(Number.isFinite));

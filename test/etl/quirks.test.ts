@@ -1,5 +1,6 @@
 // One fixture per dirty-data quirk in legacy-api.md: exactly which rows load,
 // with which values, and which are rejected with which reason.
+import fs from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, type LoadSummary } from '../../src/etl/load/load.ts';
@@ -72,17 +73,20 @@ describe('loading the legacy quirks', () => {
   let db: TestDatabase;
   let client: pg.Client;
   let summary: LoadSummary;
+  let fixtureDir: string | undefined;
   const q = async (sql: string) => (await client.query(sql)).rows;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    summary = await loadCatalogue({ databaseUrl: db.url, dir: writeFixture(fixture), replace: false });
+    fixtureDir = writeFixture(fixture);
+    summary = await loadCatalogue({ databaseUrl: db.url, dir: fixtureDir, replace: false });
     client = new pg.Client({ connectionString: db.url });
     await client.connect();
   });
   afterAll(async () => {
     await client?.end();
     await db?.drop();
+    if (fixtureDir) fs.rmSync(fixtureDir, { recursive: true, force: true });
   });
 
   const rejects = async (file: string) =>

