@@ -89,7 +89,7 @@ export const KEYED = {
 
 /**
  * What tells whether products were created or deleted since the listing
- * anchors were built (pages.ts), without reading them: the table's identity (a
+ * anchors were built (listing-anchors.ts), without reading them: the table's identity (a
  * reload swaps it) and Postgres's cumulative insert and delete counts for it.
  * Null where those counts say nothing: statistics off (track_counts), or a
  * replica (replay is not counted there).
@@ -102,7 +102,7 @@ const PRODUCTS_CHANGE_SIGNATURE = `
 
 /** Reads of pages: one request's each. */
 const STATEMENTS = {
-  // Legacy pages seek from an anchor id (see pages.ts), so OFFSET stays below the anchor spacing.
+  // Legacy pages seek from an anchor id (see listing-anchors.ts), so OFFSET stays below the anchor spacing.
   productPageFrom: `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id >= $1 ORDER BY id OFFSET $2 LIMIT $3`,
   // Every ANCHOR_SPACING-th product id, in order: an index-only scan of the
   // primary key; each row carries the change signature read with them.

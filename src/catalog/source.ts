@@ -3,6 +3,7 @@
 // like there, and how a write sent there can fail. REST and GraphQL answer
 // these errors (src/rest/routes.ts, src/graphql/resolvers/mutation.ts).
 import type { ProductWrite } from './validation.ts';
+import type { ProductFields } from './types.ts';
 
 export interface SourceStyle {
   id: number;
@@ -15,13 +16,8 @@ export interface SourceStyle {
 }
 
 /** One product of the legacy service, ready for CatalogService.applySourceProduct. */
-export interface SourceSnapshot {
+export interface SourceSnapshot extends ProductFields {
   id: number;
-  name: string;
-  slogan: string;
-  description: string;
-  category: string;
-  defaultPrice: string;
   createdAt: string;
   updatedAt: string;
   features: { feature: string; value: string | null }[];

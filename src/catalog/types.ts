@@ -1,13 +1,18 @@
 // The catalogue as the API layers see it. Prices are strings with exactly two
 // decimals, straight from Postgres numeric(10,2): they never become floats.
 
-export interface Product {
-  id: number;
+/** What a product says of itself, in every shape of it: the API's, a legacy snapshot's, the simulator's. */
+export interface ProductFields {
   name: string;
   slogan: string;
   description: string;
   category: string;
+  /** Two decimals, e.g. "140.00". */
   defaultPrice: string;
+}
+
+export interface Product extends ProductFields {
+  id: number;
   createdAt: Date;
   updatedAt: Date;
   /** Changes at every write of the product, never reused (the products.version sequence): its strong ETag. */

@@ -5,7 +5,7 @@
 // Asset whitelisting, caching and security headers: src/http/browser-page.ts.
 import { addVary } from '../http/http-caching.ts';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { CSS, JS, type PageAsset, assetTags, ownScript, packageAsset, registerAssets, sendPage } from '../http/browser-page.ts';
+import { CSS, JS, type PageAsset, assetTags, ownScript, packageAsset, pageShell, registerAssets, sendPage } from '../http/browser-page.ts';
 
 export const IDE_ASSET_PREFIX = '/graphql/assets/';
 
@@ -138,22 +138,9 @@ function ideAssets(): PageAsset[] {
 function renderPage(assets: PageAsset[]): string {
   const styles = assetTags(IDE_ASSET_PREFIX, assets.filter((a) => a.role === 'style'));
   const scripts = assetTags(IDE_ASSET_PREFIX, assets.filter((a) => a.role === 'script'));
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="referrer" content="no-referrer">
-  <title>GraphiQL · Catalogue API</title>
-${styles}
+  return pageShell('GraphiQL · Catalogue API', `${styles}
   <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
-${scripts}
-</head>
-<body>
-  <div id="graphiql"><noscript>The GraphiQL IDE needs JavaScript. The API itself answers POST /graphql.</noscript></div>
-</body>
-</html>
-`;
+${scripts}`, '<div id="graphiql"><noscript>The GraphiQL IDE needs JavaScript. The API itself answers POST /graphql.</noscript></div>');
 }
 
 let ideHtml: string | undefined;

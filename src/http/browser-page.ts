@@ -128,3 +128,25 @@ export function registerAssets(app: FastifyInstance, prefix: string, assets: Pag
     return reply.send(asset.body);
   });
 }
+
+/**
+ * The HTML of a page of the API's own (the IDE, the REST documentation): the
+ * same head everywhere (UTF-8, viewport, no referrer), then `head` (the
+ * page's asset tags and styles) and `body`.
+ */
+export function pageShell(title: string, head: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="referrer" content="no-referrer">
+  <title>${title}</title>
+${head}
+</head>
+<body>
+  ${body}
+</body>
+</html>
+`;
+}

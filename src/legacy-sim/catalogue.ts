@@ -6,6 +6,7 @@
 import { Rng } from '../etl/generate/random.ts';
 import { featureValues, photoUrls, productBasics, productText, styleName } from '../etl/generate/values.ts';
 import { sizesFor } from '../etl/generate/vocabulary.ts';
+import type { ProductFields } from '../catalog/types.ts';
 
 export interface SimFeature { id: number; feature: string; value: string | null }
 export interface SimPhoto { id: number; thumbnailUrl: string; url: string }
@@ -22,14 +23,8 @@ export interface SimStyle {
   /** In sku id order. */
   skus: SimSku[];
 }
-export interface SimProduct {
+export interface SimProduct extends ProductFields {
   id: number;
-  name: string;
-  slogan: string;
-  description: string;
-  category: string;
-  /** Two decimals, e.g. "140.00". */
-  defaultPrice: string;
   createdAt: Date;
   updatedAt: Date;
   /** In feature id order. */

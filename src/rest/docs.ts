@@ -8,7 +8,7 @@
 // Public names carry the package version (or a content hash for our own
 // script), so assets are cached for a year.
 import type { FastifyInstance } from 'fastify';
-import { CSS, JS, PNG, type PageAsset, assetTags, ownScript, packageAsset, registerAssets, sendPage } from '../http/browser-page.ts';
+import { CSS, JS, PNG, type PageAsset, assetTags, ownScript, packageAsset, pageShell, registerAssets, sendPage } from '../http/browser-page.ts';
 
 export const DOCS_PATH = '/docs';
 export const DOCS_ASSET_PREFIX = '/docs/assets/';
@@ -46,20 +46,8 @@ function docsAssets(): PageAsset[] {
 }
 
 function renderPage(pageAssets: PageAsset[]): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="referrer" content="no-referrer">
-  <title>Catalogue API · REST documentation</title>
-${assetTags(DOCS_ASSET_PREFIX, pageAssets)}
-</head>
-<body>
-  <div id="swagger-ui"><noscript>The documentation browser needs JavaScript. The OpenAPI document itself is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript></div>
-</body>
-</html>
-`;
+  return pageShell('Catalogue API · REST documentation', assetTags(DOCS_ASSET_PREFIX, pageAssets),
+    `<div id="swagger-ui"><noscript>The documentation browser needs JavaScript. The OpenAPI document itself is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</noscript></div>`);
 }
 
 /** GET /docs (the page) and its whitelisted assets under /docs/assets/. */

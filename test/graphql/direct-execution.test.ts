@@ -5,7 +5,7 @@
 // before.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createTestClient, GRAPHQL_ACCEPT, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { GRAPHQL_ACCEPT, useTestCatalogue, withTestClient, type TestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue();
 
@@ -24,14 +24,8 @@ function get(client: TestClient, params: Record<string, string>, headers: Record
   return client.app.inject({ method: 'GET', url: `/graphql?${new URLSearchParams(params)}`, headers });
 }
 
-async function withClient(env: Record<string, string>, run: (client: TestClient) => Promise<void>, apiKey = true) {
-  const client = await createTestClient(catalogue.db.url, { env: { CACHE: 'off', GRAPHQL_JIT: 'on', ...env }, apiKey });
-  try {
-    await run(client);
-  } finally {
-    await client.close();
-  }
-}
+const withClient = (env: Record<string, string>, run: (client: TestClient) => Promise<void>, apiKey = true) =>
+  withTestClient(catalogue.db.url, { env: { CACHE: 'off', GRAPHQL_JIT: 'on', ...env }, apiKey }, run);
 
 describe('known queries run before Apollo', () => {
   it('answer what Apollo answered, by POST under both media types', async () => {

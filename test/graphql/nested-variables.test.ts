@@ -9,27 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { EXECUTORS, GRAPHQL_ACCEPT, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { MAX_JSON_DEPTH } from '../../src/http/json-input.ts';
 import { canonicalJson } from '../../src/util/canonical-json.ts';
+import { CapturedLog } from '../support/captured-log.ts';
 
 const LEVELS = 100_000;
 const nested = (levels: number, inner: string) => `${'['.repeat(levels)}${inner}${']'.repeat(levels)}`;
-
-interface LogLine {
-  level: number;
-  reqId?: string;
-  msg: string;
-  [field: string]: unknown;
-}
-
-/** Every line the server logs, parsed (a line that is not JSON fails the test). */
-class CapturedLog {
-  readonly lines: LogLine[] = [];
-  write(chunk: string): void {
-    for (const line of chunk.split('\n')) if (line !== '') this.lines.push(JSON.parse(line) as LogLine);
-  }
-  of(reqId: string): LogLine[] {
-    return this.lines.filter((line) => line.reqId === reqId);
-  }
-}
 
 const catalogue = useTestCatalogue();
 

@@ -4,7 +4,7 @@
 // never an answer a write made stale.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createTestClient, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
+import { useTestCatalogue, withTestClient, type TestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue();
 
@@ -28,14 +28,8 @@ async function register(client: TestClient, id: string) {
 const VOLATILE = new Set(['date', 'x-request-id', 'x-cache', 'x-sql-statements', 'ratelimit-remaining', 'ratelimit-reset']);
 const stable = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => !VOLATILE.has(name)));
 
-async function withClient(env: Record<string, string>, run: (client: TestClient) => Promise<void>, apiKey = true) {
-  const client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on', ...env }, apiKey });
-  try {
-    await run(client);
-  } finally {
-    await client.close();
-  }
-}
+const withClient = (env: Record<string, string>, run: (client: TestClient) => Promise<void>, apiKey = true) =>
+  withTestClient(catalogue.db.url, { env: { CACHE: 'on', ...env }, apiKey }, run);
 
 describe('cached persisted-query GETs', () => {
   it('are answered before Apollo with what Apollo answered, under both media types', async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXPOSED_HEADERS } from '../../src/http/cors.ts';
 import { READ_METHODS, WRITE_METHODS } from '../../src/http/methods.ts';
-import { createTestClient, useTestCatalogue } from '../support/catalogue-app.ts';
+import { useTestCatalogue, withTestClient, type TestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue({ scale: 0.0001 });
 
@@ -13,14 +13,7 @@ const preflight = (path: string, origin = ORIGIN) => ({
   headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,if-match,x-api-key' },
 });
 
-async function withClient(env: Record<string, string>, run: (client: Awaited<ReturnType<typeof createTestClient>>) => Promise<void>) {
-  const client = await createTestClient(catalogue.db.url, { env });
-  try {
-    await run(client);
-  } finally {
-    await client.close();
-  }
-}
+const withClient = (env: Record<string, string>, run: (client: TestClient) => Promise<void>) => withTestClient(catalogue.db.url, { env }, run);
 
 describe('CORS', () => {
   it('by default: any origin, every route, no credentials; the headers a client needs exposed', async () => {

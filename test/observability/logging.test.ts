@@ -12,29 +12,11 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { loggerOptions, requestLoggerFactory } from '../../src/observability/logging.ts';
 import { operationRecordPlugin, recordOperation, type OperationRecord } from '../../src/observability/graphql-operations.ts';
 import { logInternalErrors } from '../../src/graphql/errors.ts';
+import { CapturedLog } from '../support/captured-log.ts';
 
 /** In production /metrics needs it. */
 const ADMIN_TOKEN = 'logging-test-admin-token';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-interface LogLine {
-  level: number;
-  time: number;
-  reqId?: string;
-  msg: string;
-  [field: string]: unknown;
-}
-
-/** A log destination that keeps every line, parsed (a line that is not JSON fails the test). */
-class CapturedLog {
-  readonly lines: LogLine[] = [];
-  write(chunk: string): void {
-    for (const line of chunk.split('\n')) if (line !== '') this.lines.push(JSON.parse(line) as LogLine);
-  }
-  of(reqId: string): LogLine[] {
-    return this.lines.filter((line) => line.reqId === reqId);
-  }
-}
 
 const catalogue = useTestCatalogue();
 const log = new CapturedLog();

@@ -281,6 +281,16 @@ export function useTestCatalogue(options: Parameters<typeof createTestCatalogue>
   return lazy('the test catalogue', () => catalogue);
 }
 
+/** A client for one test: created, handed to `run`, closed after it whatever happens. */
+export async function withTestClient(databaseUrl: string, options: TestClientOptions, run: (client: TestClient) => Promise<void>): Promise<void> {
+  const client = await createTestClient(databaseUrl, options);
+  try {
+    await run(client);
+  } finally {
+    await client.close();
+  }
+}
+
 /**
  * A test client (createTestClient with `options`) for the scope it is called
  * in: built in `beforeAll` on the catalogue's database (or on the database a
