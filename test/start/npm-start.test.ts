@@ -67,6 +67,8 @@ async function npmStart(dataDir: string): Promise<NpmStart> {
   // Only what npm and node need from this environment: no DATABASE_URL, REDIS_URL, LOG_LEVEL, NODE_ENV of the test run.
   for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TERM']) if (process.env[name] !== undefined) env[name] = process.env[name];
   Object.assign(env, { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), HOST: '127.0.0.1' });
+  // npm keeps a compile cache in the temporary folder, to outlive the run; a test leaves nothing there.
+  env.NODE_DISABLE_COMPILE_CACHE = '1';
   // detached: its own process group, so that cleanup can reach every process of it whatever the test saw.
   const npm = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(npm);

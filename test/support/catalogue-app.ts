@@ -96,30 +96,29 @@ export interface TestCatalogue {
 /**
  * A fresh database with a generated catalogue loaded into it by the real
  * loader: from `files` when given (left in place), else from files generated
- * for it (removed by `dispose`). On the shared test server unless `serverUrl` is given.
+ * for it and removed once loaded. On the shared test server unless `serverUrl` is given.
  */
 export async function createTestCatalogue(options: { scale?: number; seed?: number; files?: TestFiles; serverUrl?: string } = {}): Promise<TestCatalogue> {
   const files = options.files ?? await generateTestFiles(options);
-  const removeFiles = options.files ? () => {} : files.remove;
   let db: TestDatabase | undefined;
   try {
     db = await createTestDatabase({ serverUrl: options.serverUrl });
     await loadCatalogue({ databaseUrl: db.url, dir: files.dir, replace: false });
-    const direct = new DirectDb(db.url);
-    const database = db;
-    return {
-      db: database, manifest: files.manifest, direct,
-      async dispose() {
-        await direct.close().catch(() => {});
-        await database.drop();
-        removeFiles();
-      },
-    };
   } catch (error) {
-    removeFiles();
     await db?.drop().catch(() => {});
     throw error;
+  } finally {
+    if (!options.files) files.remove();
   }
+  const direct = new DirectDb(db.url);
+  const database = db;
+  return {
+    db: database, manifest: files.manifest, direct,
+    async dispose() {
+      await direct.close().catch(() => {});
+      await database.drop();
+    },
+  };
 }
 
 export type NodeEnv = 'development' | 'production' | 'test';
