@@ -21,6 +21,7 @@ export function createAccessControl(
       ttlSeconds: config.apiKeyCacheSeconds,
       negativeTtlSeconds: config.apiKeyNegativeCacheSeconds,
       maxNegativeEntries: config.apiKeyNegativeCacheSize,
+      list: (limit) => store.listActive(limit),
     }),
     limiter,
     readsNeedKey: config.apiKeysForReads === 'required',

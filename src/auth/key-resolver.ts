@@ -9,6 +9,17 @@
 //   random keys pushes out only other unknown keys, never valid ones.
 // Both maps are bounded, oldest first. Concurrent lookups of one key share a
 // single query.
+//
+// A key this instance has never seen (a new key, or any key after a restart)
+// is not looked up on its own: the request waits for a scan of every active
+// key (`list`) that starts after it arrived, at most one every SCAN_INTERVAL_MS
+// whatever the number of keys presented, and is then decided. A valid key is
+// so never refused because other keys presented from its address were wrong
+// (an outside run's fresh key got 429s for 3.6 s during a storm of random
+// ones), and a storm costs Postgres at most a few scans a second. With more
+// active keys than the cache holds (maxEntries), a scan cannot decide:
+// unknown keys are then looked up one by one, within the address's
+// key-check budget (access.ts), and the table is scanned again a minute later.
 import { type ActiveApiKey, hashApiKey } from './api-keys.ts';
 
 interface Valid {
@@ -24,9 +35,25 @@ export type KeyCheck =
     cached: false;
     /** The key was valid when it was last looked up (only its freshness ran out). */
     knownValid: boolean;
-    /** Asks Postgres (sharing a lookup of the same key in flight) and remembers the answer. */
-    lookup(): Promise<ActiveApiKey | undefined>;
+    /**
+     * Asks Postgres (a scan of every active key, or a lookup of this one,
+     * shared with others in flight) and remembers the answer. `charge` runs
+     * before a lookup of a key that is not known as valid, which only a
+     * scan that cannot decide leads to (it may throw: nothing is asked then).
+     */
+    lookup(charge?: () => Promise<void>): Promise<ActiveApiKey | undefined>;
   };
+
+/** An active key as a scan lists it, with the hash of its secret. */
+export interface ListedKey {
+  hash: string;
+  key: ActiveApiKey;
+}
+
+/** Scans of every active key start at most this often (a storm of unknown keys waits for the next one). */
+export const SCAN_INTERVAL_MS = 100;
+/** After a scan found more active keys than the cache holds, how long unknown keys are looked up one by one. */
+const TOO_MANY_KEYS_MS = 60_000;
 
 export interface ApiKeyResolverOptions {
   /** How long a valid key is used without asking again; 0: every request asks. */
@@ -37,6 +64,12 @@ export interface ApiKeyResolverOptions {
   negativeTtlSeconds?: number;
   /** Unknown or revoked keys remembered (default: maxEntries). */
   maxNegativeEntries?: number;
+  /**
+   * Every active key, at most `limit` of them (in any order): what a key this
+   * instance has never seen is checked against. Without it, such keys are
+   * looked up one by one.
+   */
+  list?: (limit: number) => Promise<ListedKey[]>;
 }
 
 export class ApiKeyResolver {
@@ -49,9 +82,18 @@ export class ApiKeyResolver {
   /** Unknown or revoked keys' hashes, with when they are forgotten. */
   private readonly invalid = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<ActiveApiKey | undefined>>();
+  private readonly list: ((limit: number) => Promise<ListedKey[]>) | undefined;
+  /** The scan that starts next (every request waiting for one that starts after it arrived awaits it): whether it decided. */
+  private nextScan: Promise<boolean> | undefined;
+  private lastScanStartedAt = Number.NEGATIVE_INFINITY;
+  /** The start of the newest scan whose answer is applied (an older one finishing later is not). */
+  private appliedScanStartedAt = Number.NEGATIVE_INFINITY;
+  /** Until when scans are skipped: the last one listed more keys than the cache holds. */
+  private tooManyKeysUntil = Number.NEGATIVE_INFINITY;
 
   constructor(find: (hash: string) => Promise<ActiveApiKey | undefined>, options: ApiKeyResolverOptions) {
     this.find = find;
+    this.list = options.list;
     this.ttlMs = options.ttlSeconds * 1000;
     this.maxEntries = options.maxEntries ?? 10_000;
     this.negativeTtlMs = (options.negativeTtlSeconds ?? options.ttlSeconds) * 1000;
@@ -74,7 +116,51 @@ export class ApiKeyResolver {
       if (invalidUntil > now) return { cached: true, key: undefined };
       this.invalid.delete(hash);
     }
-    return { cached: false, knownValid: valid !== undefined, lookup: () => this.lookup(hash) };
+    if (valid !== undefined) return { cached: false, knownValid: true, lookup: () => this.lookup(hash) };
+    return { cached: false, knownValid: false, lookup: (charge) => this.lookupUnknown(hash, charge) };
+  }
+
+  /** A key not known as valid: decided by a scan that starts after now, else looked up (charged) on its own. */
+  private async lookupUnknown(hash: string, charge: (() => Promise<void>) | undefined): Promise<ActiveApiKey | undefined> {
+    if (this.list && performance.now() >= this.tooManyKeysUntil && await this.scanFromNow()) {
+      const key = this.valid.get(hash)?.key;
+      if (key === undefined) this.remember(hash, undefined);
+      return key;
+    }
+    await charge?.();
+    return this.lookup(hash);
+  }
+
+  /** Waits for a scan that starts from now on (at most one every SCAN_INTERVAL_MS); whether it decided (all active keys listed). */
+  private scanFromNow(): Promise<boolean> {
+    this.nextScan ??= new Promise<boolean>((resolve, reject) => {
+      const wait = Math.max(0, this.lastScanStartedAt + SCAN_INTERVAL_MS - performance.now());
+      setTimeout(() => {
+        this.nextScan = undefined;
+        const startedAt = performance.now();
+        this.lastScanStartedAt = startedAt;
+        this.scan(startedAt).then(resolve, reject);
+      }, wait);
+    });
+    return this.nextScan;
+  }
+
+  private async scan(startedAt: number): Promise<boolean> {
+    const listed = await this.list!(this.maxEntries + 1);
+    if (listed.length > this.maxEntries) {
+      this.tooManyKeysUntil = performance.now() + TOO_MANY_KEYS_MS;
+      return false;
+    }
+    if (startedAt < this.appliedScanStartedAt) return true; // a newer scan's answer is already in
+    this.appliedScanStartedAt = startedAt;
+    // Every active key, fresh; any other valid entry has been revoked since.
+    const active = new Set<string>();
+    for (const { hash, key } of listed) {
+      active.add(hash);
+      this.remember(hash, key);
+    }
+    for (const hash of [...this.valid.keys()]) if (!active.has(hash)) this.valid.delete(hash);
+    return true;
   }
 
   /** The unrevoked key this secret belongs to; undefined for an unknown or revoked one. */

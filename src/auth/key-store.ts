@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import type { Prisma } from '../db/pool/pool.ts';
 import { type ActiveApiKey, generateApiKey } from './api-keys.ts';
+import type { ListedKey } from './key-resolver.ts';
 import { POSTGRES_INT_MAX } from '../db/integers.ts';
 
 export interface ApiKeyRecord extends ActiveApiKey {
@@ -15,6 +16,11 @@ export interface ApiKeyRecord extends ActiveApiKey {
 const FIND_ACTIVE = {
   name: 'api_key_by_hash',
   text: `SELECT id, name, prefix, rate_per_minute AS "ratePerMinute" FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+};
+
+const LIST_ACTIVE = {
+  name: 'api_keys_active',
+  text: `SELECT key_hash AS hash, id, name, prefix, rate_per_minute AS "ratePerMinute" FROM api_keys WHERE revoked_at IS NULL LIMIT $1`,
 };
 
 const RECORD_FIELDS = { id: true, name: true, prefix: true, ratePerMinute: true, createdAt: true, revokedAt: true } as const;
@@ -48,6 +54,12 @@ export class ApiKeyStore {
   async revoke(id: number): Promise<ApiKeyRecord> {
     await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
     return this.prisma.apiKey.findUniqueOrThrow({ where: { id }, select: RECORD_FIELDS });
+  }
+
+  /** Every unrevoked key (at most `limit`) with the hash of its secret: what the key resolver checks unknown keys against. */
+  async listActive(limit: number): Promise<ListedKey[]> {
+    const { rows } = await this.pool.query<ActiveApiKey & { hash: string }>({ ...LIST_ACTIVE, values: [limit] });
+    return rows.map(({ hash, ...key }) => ({ hash, key }));
   }
 
   /** The unrevoked key whose secret hashes to `hash`, if any. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/auth/api-keys.ts';
 import { presentedKey } from '../../src/auth/credentials.ts';
 import { AccessControl, AddressRateLimited, Unauthenticated } from '../../src/auth/access.ts';
-import { ApiKeyResolver } from '../../src/auth/key-resolver.ts';
+import { ApiKeyResolver, type ListedKey, SCAN_INTERVAL_MS } from '../../src/auth/key-resolver.ts';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory-limiter.ts';
 
 describe('MemoryRateLimiter', () => {
@@ -114,6 +114,60 @@ describe('ApiKeyResolver negative cache', () => {
     expect(resolver.check('good')).toMatchObject({ cached: false, knownValid: true });
     await resolver.resolve('bad');
     expect(resolver.check('bad')).toEqual({ cached: true, key: undefined });
+  });
+});
+
+describe('ApiKeyResolver scans for keys it has never seen', () => {
+  const key = (id: number) => ({ id, name: `k${id}`, prefix: `cat_${id}`, ratePerMinute: null });
+  /** A key table: what `list` returns, counting the scans. */
+  function table(secrets: string[]) {
+    const rows = new Map(secrets.map((secret, i) => [secret, key(i + 1)]));
+    const state = { scans: 0, lookups: 0, rows };
+    const list = async (limit: number): Promise<ListedKey[]> => {
+      state.scans++;
+      return [...rows].slice(0, limit).map(([secret, k]) => ({ hash: hashApiKey(secret), key: k }));
+    };
+    const find = async (hash: string) => { state.lookups++; return [...rows].find(([secret]) => hashApiKey(secret) === hash)?.[1]; };
+    return { state, list, find };
+  }
+
+  it('decides any number of unknown keys with one scan per interval; a key created just before is found', async () => {
+    const { state, list, find } = table(['old']);
+    const resolver = new ApiKeyResolver(find, { ttlSeconds: 60, list });
+    const guesses = Array.from({ length: 500 }, (_, i) => resolver.resolve(`guess-${i}`));
+    expect(await Promise.all([resolver.resolve('old'), ...guesses])).toEqual([key(1), ...guesses.map(() => undefined)]);
+    expect(state).toMatchObject({ scans: 1, lookups: 0 });
+    // Created now: the next request waits for a scan that starts after it arrived.
+    state.rows.set('new', key(2));
+    const started = performance.now();
+    expect(await resolver.resolve('new')).toEqual(key(2));
+    expect(performance.now() - started).toBeLessThan(SCAN_INTERVAL_MS + 50);
+    expect(state).toMatchObject({ scans: 2, lookups: 0 });
+  });
+
+  it('forgets a valid key a scan no longer lists (revoked)', async () => {
+    const { state, list, find } = table(['a', 'b']);
+    const resolver = new ApiKeyResolver(find, { ttlSeconds: 60, list });
+    expect(await resolver.resolve('a')).toEqual(key(1));
+    state.rows.delete('a');
+    await resolver.resolve('unknown'); // a scan
+    expect(resolver.check('a')).toMatchObject({ cached: false, knownValid: false });
+  });
+
+  it('with more active keys than it holds, looks unknown keys up one by one, charging each lookup first', async () => {
+    const { state, list, find } = table(['a', 'b', 'c']);
+    const resolver = new ApiKeyResolver(find, { ttlSeconds: 60, maxEntries: 2, list });
+    let charged = 0;
+    const check = resolver.check('c');
+    expect(check.cached).toBe(false);
+    if (check.cached) return;
+    expect(await check.lookup(async () => { charged++; })).toEqual(key(3));
+    expect([state.scans, state.lookups, charged]).toEqual([1, 1, 1]);
+    // No scan for a minute: straight to the (charged) lookup.
+    const again = resolver.check('d');
+    if (again.cached) throw new Error('not cached');
+    await expect(again.lookup(async () => { throw new Error('429'); })).rejects.toThrow('429');
+    expect([state.scans, state.lookups]).toEqual([1, 1]);
   });
 });
 
