@@ -119,6 +119,8 @@ export function parseAdminProduct(body: unknown, mode: 'create' | 'patch'): { ch
 export interface FaultSettings {
   /** Fixed wait before each legacy answer, in ms. */
   overheadMs: number;
+  /** Wait per item the answer returns (products of a listing, styles, related ids; 1 for a product), in ms, after the overhead. */
+  perItemMs: number;
   /** Share of legacy requests answered with a random 5xx (500, 502, 503 or 504). */
   errorRate: number;
   /** Share of legacy requests answered 429 with Retry-After. */
@@ -132,6 +134,7 @@ export interface FaultSettings {
 
 const LIMITS: Record<keyof FaultSettings, [number, number, boolean]> = {
   overheadMs: [0, 600_000, true],
+  perItemMs: [0, 60_000, false],
   errorRate: [0, 1, false],
   throttleRate: [0, 1, false],
   slowRate: [0, 1, false],

@@ -10,6 +10,7 @@ const USAGE = `usage: npm run legacy:sim -- [options]
   --products <n>           products in the seeded catalogue (default 1000)
   --seed <n>               catalogue seed (default 1)
   --overhead-ms <n>        fixed wait before each answer, one request at a time (default 500)
+  --per-item-ms <n>        wait per item an answer returns, after the overhead (default 0)
   --error-rate <0..1>      share of requests answered with a random 500/502/503/504 (default 0)
   --throttle-rate <0..1>   share of requests answered 429 with Retry-After (default 0)
   --slow-rate <0..1>       share of requests that wait --slow-ms more (default 0)
@@ -18,12 +19,20 @@ const USAGE = `usage: npm run legacy:sim -- [options]
   --fault-seed <n>         seed of the fault draws (default: --seed)
   --campus <text>          campus of every product (default hr-rfp)
   --empty-placeholders on|off  null placeholders for styles without photos/skus (default on)
-  --max-page-size <n>      largest count of GET /products (default 100)`;
+  --max-page-size <n>      largest count of GET /products (default 100)
+  --request-log-size <n>   legacy requests GET /__sim/requests keeps (default 1000)`;
 
 function integer(name: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
   return Number(raw);
+}
+
+function milliseconds(name: string, raw: string | undefined, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > max) throw new UsageError(`--${name} must be a number of milliseconds from 0 to ${max}, e.g. 2 or 0.2 (got ${JSON.stringify(raw)})`);
+  return value;
 }
 
 function rate(name: string, raw: string | undefined): number | undefined {
@@ -46,7 +55,7 @@ export function parseSimulatorArgs(args: string[]): LegacySimulatorOptions {
         'overhead-ms': { type: 'string' }, 'error-rate': { type: 'string' }, 'throttle-rate': { type: 'string' },
         'slow-rate': { type: 'string' }, 'slow-ms': { type: 'string' }, 'retry-after-s': { type: 'string' },
         'fault-seed': { type: 'string' }, campus: { type: 'string' }, 'empty-placeholders': { type: 'string' },
-        'max-page-size': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        'max-page-size': { type: 'string' }, 'per-item-ms': { type: 'string' }, 'request-log-size': { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (error) {
@@ -63,6 +72,7 @@ export function parseSimulatorArgs(args: string[]): LegacySimulatorOptions {
     products: integer('products', values.products, 0, 2_000_000),
     seed: integer('seed', values.seed, 0, 2 ** 32 - 1),
     overheadMs: integer('overhead-ms', values['overhead-ms'], 0, 600_000),
+    perItemMs: milliseconds('per-item-ms', values['per-item-ms'], 60_000),
     errorRate: rate('error-rate', values['error-rate']),
     throttleRate: rate('throttle-rate', values['throttle-rate']),
     slowRate: rate('slow-rate', values['slow-rate']),
@@ -72,6 +82,7 @@ export function parseSimulatorArgs(args: string[]): LegacySimulatorOptions {
     campus: values.campus,
     emptyPlaceholders: placeholders === undefined ? undefined : placeholders === 'on',
     maxPageSize: integer('max-page-size', values['max-page-size'], 1, 10_000),
+    requestLogSize: integer('request-log-size', values['request-log-size'], 1, 10_000_000),
   };
   if ((options.errorRate ?? 0) + (options.throttleRate ?? 0) > 1) throw new UsageError('--error-rate + --throttle-rate must be at most 1');
   for (const key of Object.keys(options) as (keyof LegacySimulatorOptions)[]) if (options[key] === undefined) delete options[key];
@@ -86,7 +97,7 @@ export function describeSimulator(sim: { url: string; faults(): FaultSettings },
   return [
     `legacy simulator listening on ${sim.url} (${info.products.toLocaleString('en-US')} products, seed ${info.seed}, built in ${info.buildMs} ms)`,
     `legacy routes: ${LEGACY_ROUTES.join(', ')}`,
-    `behaviour: one request at a time, ${f.overheadMs} ms overhead each; faults: 5xx ${percent(f.errorRate)}, 429 ${percent(f.throttleRate)} (Retry-After ${f.retryAfterSeconds} s), slow ${percent(f.slowRate)} (+${f.slowMs} ms)`,
+    `behaviour: one request at a time, ${f.overheadMs} ms overhead each${f.perItemMs > 0 ? ` + ${f.perItemMs} ms per item returned` : ''}; faults: 5xx ${percent(f.errorRate)}, 429 ${percent(f.throttleRate)} (Retry-After ${f.retryAfterSeconds} s), slow ${percent(f.slowRate)} (+${f.slowMs} ms)`,
     `admin (not queued, not delayed, not counted): GET ${sim.url}/__sim/stats, GET /__sim/requests, GET /__sim/config, POST /__sim/reset-stats, POST /__sim/faults, POST /__sim/down, POST /__sim/up, POST /__sim/reset-catalogue, GET|POST|DELETE /__sim/products/:id, POST /__sim/products`,
   ];
 }

@@ -1,8 +1,9 @@
 // The legacy simulator: the legacy Products API (../shared/legacy-api.md, the
 // four read routes and three write routes) over its own small in-memory
 // catalogue, behaving as the published service does: a fixed overhead before
-// each answer and one request at a time (3 concurrent requests take 3x as
-// long), optionally random 5xx, 429 and slow answers. Beside it, admin
+// each answer (plus, optionally, a wait per item it returns) and one request
+// at a time (3 concurrent requests take 3x as long), optionally random 5xx,
+// 429 and slow answers. Beside it, admin
 // endpoints under /__sim/ (not part of the contract, never queued, never
 // delayed): request counters, fault settings, outages, and product changes
 // behind the sidecar's back. See docs/legacy-simulator.md.
@@ -146,6 +147,14 @@ class ProductNotFound extends NotFoundError {
   }
 }
 
+/** Items an answer returns, for the per-item wait: the elements of a listing or related list, the styles of a styles answer, 1 for a product; none for an error. */
+function itemsIn(answer: Answer): number {
+  if (answer.status >= 300 || answer.body === undefined) return 0;
+  if (Array.isArray(answer.body)) return answer.body.length;
+  const results = (answer.body as { results?: unknown }).results;
+  return Array.isArray(results) ? results.length : 1;
+}
+
 function error(status: number, message: string, headers?: Record<string, string>): Answer {
   return { status, body: { error: message }, headers };
 }
@@ -233,6 +242,7 @@ export async function startLegacySimulator(options: LegacySimulatorOptions = {})
   const catalogue = new SimCatalogue({ seed, size: options.products ?? 1000, now: options.now });
   let faults = checkFaults({
     overheadMs: options.overheadMs ?? 500,
+    perItemMs: options.perItemMs ?? 0,
     errorRate: options.errorRate ?? 0,
     throttleRate: options.throttleRate ?? 0,
     slowRate: options.slowRate ?? 0,
@@ -402,6 +412,7 @@ export async function startLegacySimulator(options: LegacySimulatorOptions = {})
         } else {
           const body = method === 'POST' || method === 'PUT' ? parseBody(request, read) : { kind: 'none' as const };
           answer = legacyAnswer(method, route, path, query, body);
+          await sleep(itemsIn(answer) * faults.perItemMs);
           if (fault.slow) answer = { ...answer, headers: { ...answer.headers, 'x-legacy-sim-fault': 'slow' }, fault: 'slow' };
         }
         record(entry, answer.status, started, answer.fault);

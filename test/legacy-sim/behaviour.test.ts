@@ -81,6 +81,28 @@ describe('one request at a time behind a fixed overhead', () => {
     expect(await admin(sim, 'POST', '/__sim/faults', { overheadMs: -1 })).toEqual({ status: 400, body: { error: 'overheadMs: must be a whole number from 0 to 600000' } });
     expect((await admin(sim, 'POST', '/__sim/faults', { errorRate: 0.7, throttleRate: 0.7 })).status).toBe(400);
   });
+
+  it('a wait per item returned comes on top of the overhead: a listing of 40 takes 40 of them, a product 1, an error none', async () => {
+    const perItem = 5;
+    const sim = await simulator({ overheadMs: 10, perItemMs: perItem });
+    await admin(sim, 'GET', '/__sim/stats'); // the client's first connection, outside the measurement
+    const listing = await timed(`${sim.url}/products?count=40`);
+    expect(listing.ms).toBeGreaterThanOrEqual(10 + 40 * perItem - 2);
+    const related = sim.catalogue.relatedOf(sim.catalogue.get(1)!).length;
+    const styles = sim.catalogue.get(1)!.styles.length;
+    // As the simulator measured them (receipt to answer): below one more item of slack each.
+    await timed(`${sim.url}/products/1`);
+    await timed(`${sim.url}/products/1/styles`);
+    await timed(`${sim.url}/products/1/related`);
+    await timed(`${sim.url}/products/999999`);
+    const [detail, stylesAnswer, relatedAnswer, missing] = sim.requests().slice(-4).map((entry) => entry.ms!);
+    expect(detail).toBeGreaterThanOrEqual(10 + perItem - 1);
+    expect(stylesAnswer).toBeGreaterThanOrEqual(10 + styles * perItem - 1);
+    expect(relatedAnswer).toBeGreaterThanOrEqual(10 + related * perItem - 1);
+    expect(missing).toBeLessThan(10 + perItem);
+    expect((await admin(sim, 'POST', '/__sim/faults', { perItemMs: 0.5 })).body.faults.perItemMs).toBe(0.5);
+    expect(await admin(sim, 'POST', '/__sim/faults', { perItemMs: -1 })).toEqual({ status: 400, body: { error: 'perItemMs: must be a number from 0 to 60000' } });
+  });
 });
 
 describe('counters', () => {

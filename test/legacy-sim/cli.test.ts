@@ -14,9 +14,10 @@ describe('flags', () => {
     expect(parseSimulatorArgs([
       '--port', '0', '--products', '50', '--seed', '3', '--overhead-ms', '0', '--error-rate', '0.05', '--throttle-rate', '0.1',
       '--slow-rate', '0.2', '--slow-ms', '100', '--retry-after-s', '4', '--fault-seed', '9', '--campus', 'x', '--empty-placeholders', 'off', '--max-page-size', '20',
+      '--per-item-ms', '0.5', '--request-log-size', '5000',
     ])).toEqual({
       port: 0, host: '127.0.0.1', products: 50, seed: 3, overheadMs: 0, errorRate: 0.05, throttleRate: 0.1, slowRate: 0.2, slowMs: 100,
-      retryAfterSeconds: 4, faultSeed: 9, campus: 'x', emptyPlaceholders: false, maxPageSize: 20,
+      retryAfterSeconds: 4, faultSeed: 9, campus: 'x', emptyPlaceholders: false, maxPageSize: 20, perItemMs: 0.5, requestLogSize: 5000,
     });
   });
 
@@ -26,6 +27,7 @@ describe('flags', () => {
     [['--overhead-ms=-5'], '--overhead-ms must be a whole number from 0 to 600000 (got "-5")'],
     [['--error-rate', '1.5'], '--error-rate must be a number from 0 to 1, e.g. 0.05 (got "1.5")'],
     [['--error-rate', '0.6', '--throttle-rate', '0.6'], '--error-rate + --throttle-rate must be at most 1'],
+    [['--per-item-ms=-1'], '--per-item-ms must be a number of milliseconds from 0 to 60000, e.g. 2 or 0.2 (got "-1")'],
     [['--empty-placeholders', 'yes'], '--empty-placeholders must be on or off (got "yes")'],
     [['--overheadms', '5'], "Unknown option '--overheadms'"],
   ])('%j is refused: %s', (args, message) => {
