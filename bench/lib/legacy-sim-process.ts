@@ -20,6 +20,10 @@ export interface LegacySimProcess {
   server: SpawnedServer;
   /** POST /__sim/faults {overheadMs}. */
   setOverhead(ms: number): Promise<void>;
+  /** POST /__sim/faults with these settings. */
+  setFaults(faults: { overheadMs?: number; perItemMs?: number }): Promise<void>;
+  /** GET /__sim/requests: the legacy requests the simulator still keeps, oldest first. */
+  requests(): Promise<{ seq: number; method: string; url: string; receivedAt: string; ms?: number }[]>;
   stats(): Promise<SimStats>;
   resetStats(): Promise<void>;
   stop(): Promise<void>;
@@ -36,11 +40,12 @@ async function admin(url: string, method: 'GET' | 'POST', path: string, body?: u
   return JSON.parse(text) as unknown;
 }
 
-export async function startLegacySimProcess(options: { products: number; seed: number; overheadMs: number }): Promise<LegacySimProcess> {
+export async function startLegacySimProcess(options: { products: number; seed: number; overheadMs: number; requestLogSize?: number }): Promise<LegacySimProcess> {
   const server = await spawnServer({
     launch: (port) => ({
       script: 'src/legacy-sim/cli.ts',
-      args: ['--port', String(port), '--products', String(options.products), '--seed', String(options.seed), '--overhead-ms', String(options.overheadMs)],
+      args: ['--port', String(port), '--products', String(options.products), '--seed', String(options.seed), '--overhead-ms', String(options.overheadMs),
+        ...(options.requestLogSize === undefined ? [] : ['--request-log-size', String(options.requestLogSize)])],
       env: {},
     }),
     // Ours when its admin config shows the catalogue asked for.
@@ -66,6 +71,8 @@ export async function startLegacySimProcess(options: { products: number; seed: n
     url,
     server,
     setOverhead: async (ms) => { await admin(url, 'POST', '/__sim/faults', { overheadMs: ms }); },
+    setFaults: async (faults) => { await admin(url, 'POST', '/__sim/faults', faults); },
+    requests: async () => (await admin(url, 'GET', '/__sim/requests')) as Awaited<ReturnType<LegacySimProcess['requests']>>,
     stats: async () => (await admin(url, 'GET', '/__sim/stats')) as SimStats,
     resetStats: async () => { await admin(url, 'POST', '/__sim/reset-stats'); },
     stop: () => server.stop(),
