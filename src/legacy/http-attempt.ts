@@ -14,8 +14,8 @@ export interface AttemptRequest {
   agent: http.Agent | https.Agent;
   clock: Clock;
   signal: AbortSignal | undefined;
-  /** The response has started: the request has certainly reached the service. */
-  onResponseStart: () => void;
+  /** The request has been handed to the network in full (called once or more; a response implies it). */
+  onSent: () => void;
 }
 
 export type AttemptResult =
@@ -68,9 +68,11 @@ export function attempt(request: AttemptRequest): Promise<AttemptResult> {
       else maybeSent = true;
     });
     outgoing.on('error', fail);
+    // Emitted once the request's last bytes are handed to the operating system, on a connected socket.
+    outgoing.on('finish', request.onSent);
     outgoing.on('response', (response) => {
       maybeSent = true;
-      request.onResponseStart();
+      request.onSent();
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', fail);

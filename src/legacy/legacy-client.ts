@@ -3,9 +3,10 @@
 // overload it.
 //
 // Every attempt (first tries, retries, breaker probes) takes a permit from
-// the request budget (request-budget.ts: at most maxRps arrivals in any 1 s,
-// at most maxConcurrency in flight) and is let through by the breaker
-// (circuit-breaker.ts). Then, by answer:
+// the request budget (request-budget.ts: at most maxRps requests start in
+// any 1 s, plus a small slack for network delays; at most maxConcurrency in
+// flight) and is let through by the breaker (circuit-breaker.ts). Then, by
+// answer:
 //
 // - below 500, not 429: returned as is (a 404 or a 400 is the caller's to pass
 //   on with its status and body); counts as a success for the breaker.
@@ -190,7 +191,7 @@ export class LegacyClient {
       this.counters.sent++;
       let result;
       try {
-        result = await attempt({ url, method, headers, body, timeoutMs: o.timeoutMs, agent: idempotent ? this.readAgent : this.writeAgent, clock: this.clock, signal, onResponseStart: permit.arrived });
+        result = await attempt({ url, method, headers, body, timeoutMs: o.timeoutMs, agent: idempotent ? this.readAgent : this.writeAgent, clock: this.clock, signal, onSent: permit.sent });
       } catch (error) {
         permit.release();
         throw error;

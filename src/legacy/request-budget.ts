@@ -1,31 +1,33 @@
 // The request budget toward the legacy service: every attempt (first tries,
 // retries, breaker probes) takes a permit here before it is sent.
 //
-// The guarantee, measured at the legacy side: in ANY interval of `windowMs`
-// (1 s), at most `maxRps` of our requests arrive, and at most `maxConcurrency`
-// are in flight at once, whatever the network delays are.
+// The guarantee: at most `maxRps` of our requests START (are handed to the
+// network) in any window of `windowMs` (1 s) plus `slackMs`, and at most
+// `maxConcurrency` are in flight at once. The rate counts arrivals, as the
+// legacy service counts them, not completions: a service that takes 0.5 s per
+// answer, one at a time, gets 2 requests/s from LEGACY_MAX_RPS=2, not one
+// request a second after the previous answer.
 //
-// Why not a token bucket or a sliding window over send times: a request sent at
-// t arrives somewhere in [t, t + network delay], and delays vary, so requests
-// sent more than a second apart can still arrive less than a second apart (a
-// slow first request, a fast twenty-first). What we do know is that a request
-// reached the service by the time its response starts (or, for a timeout or a
-// network error, by the time we destroy the socket: nothing is sent after). So
-// each request occupies the window from the moment it is granted until one
-// window after that "arrival bound". A permit is granted at `now` only if
+// A request reaches the service one network delay after it starts. Delays
+// vary (a request that waits for its connection, an event loop that reads it
+// late), so two starts exactly a window apart can arrive a little less than a
+// window apart; `slackMs` (default SLACK_MS) absorbs that: as long as delays
+// vary by less than it, the service sees at most maxRps arrivals in any
+// window. The slack costs at most slackMs / (windowMs + slackMs) of the rate
+// (4.8% at the defaults), and nothing when the service's own answer time is
+// what limits the rate (a serial service at 0.5 s per answer and maxRps 2).
 //
-//     (granted requests without a bound yet) + (bounds later than now - windowMs) < maxRps
+// A permit is granted at `now` only if
 //
-// Proof of the ceiling: take any arrivals inside one window [t, t + W) and the
-// last granted of those requests, k. Every other one was granted before k and
-// its bound is at or after its arrival, >= t > grant(k) - W, so at k's grant it
-// was counted; there were at most maxRps - 1, plus k. The rule is also the
-// loosest one with that guarantee: at a grant that breaks it, maxRps earlier
-// requests plus the new one could all arrive within one window.
+//     (granted, not started yet) + (starts later than now - windowMs - slackMs) < maxRps
 //
-// Cost: with a response latency L, a lone stream gets maxRps × W / (W + L)
-// requests per window, a little under maxRps; that is the price of a ceiling
-// that holds at the server rather than at our end.
+// Proof of the ceiling at our end: take any starts inside one window
+// [t, t + W + S) and the last granted of those requests, k. Every other one
+// was granted before k and started at or after t > grant(k) - W - S, so at
+// k's grant it was counted (started, or granted and not started yet); there
+// were at most maxRps - 1 of them, plus k. A request counts from its grant
+// until it starts as if it started at every moment (a slow connect cannot
+// squeeze a burst in behind it).
 //
 // Waiting requests form two FIFO queues: 'interactive' (client-driven writes,
 // the read-back after a write) always goes before 'background' (the sync
@@ -35,19 +37,24 @@ import { type Clock, systemClock } from './clock.ts';
 
 export type Priority = 'interactive' | 'background';
 
+/** Default slack: how much later than its start a request may reach the service, relative to the others, with the ceiling still holding there. */
+export const SLACK_MS = 50;
+
 export interface RequestBudgetOptions {
   maxRps: number;
   maxConcurrency: number;
   /** Length of the window the ceiling holds in; 1000 for "per second". */
   windowMs?: number;
+  /** Added to the window at our end (SLACK_MS by default): see above. */
+  slackMs?: number;
   clock?: Clock;
 }
 
 /** One attempt's right to be sent. Calling any method twice is harmless. */
 export interface Permit {
-  /** The request has certainly reached the service (its response started): fixes its arrival bound. */
-  arrived(): void;
-  /** The attempt is over (answered, timed out, failed): frees its concurrency slot; the bound is now at the latest. */
+  /** The request has been handed to the network (written to a connected socket): it counts in the windows from now on. */
+  sent(): void;
+  /** The attempt is over (answered, timed out, failed): frees its concurrency slot; if it never said it was sent, it counts as sent now. */
   release(): void;
   /** The request was never sent (the breaker said no): gives the rate and concurrency slots back. */
   cancel(): void;
@@ -56,7 +63,7 @@ export interface Permit {
 export interface BudgetSnapshot {
   inFlight: number;
   queued: Record<Priority, number>;
-  /** Requests counted in the current window (in flight or arrived within the last windowMs). */
+  /** Requests counted in the current window (granted and not started yet, or started within the last windowMs + slackMs). */
   inWindow: number;
   /** Monotonic time before which nothing is sent (a Retry-After), or undefined. */
   pausedUntil: number | undefined;
@@ -77,14 +84,15 @@ export class RequestBudget {
   readonly maxRps: number;
   readonly maxConcurrency: number;
   readonly windowMs: number;
+  readonly slackMs: number;
   private readonly clock: Clock;
   private readonly queues: Record<Priority, Waiter[]> = { interactive: [], background: [] };
   /** Granted and not yet released or cancelled. */
   private inFlight = 0;
-  /** Granted, no arrival bound yet: counts in every window from its grant on. */
-  private unbounded = 0;
-  /** Arrival bounds within the last window, ascending (they are recorded at `now`). */
-  private readonly bounds: number[] = [];
+  /** Granted, not started yet: counts in every window from its grant on. */
+  private unstarted = 0;
+  /** Start times within the last windowMs + slackMs, ascending (they are recorded at `now`). */
+  private readonly starts: number[] = [];
   private pausedUntilMs = -Infinity;
   private timer: unknown = undefined;
   private timerAt = Infinity;
@@ -98,6 +106,8 @@ export class RequestBudget {
     this.maxRps = options.maxRps;
     this.maxConcurrency = options.maxConcurrency;
     this.windowMs = options.windowMs ?? 1000;
+    this.slackMs = options.slackMs ?? SLACK_MS;
+    if (!(this.windowMs > 0 && this.slackMs >= 0)) throw new RangeError(`windowMs must be positive and slackMs not negative, got ${this.windowMs} and ${this.slackMs}`);
     this.clock = options.clock ?? systemClock;
   }
 
@@ -135,7 +145,7 @@ export class RequestBudget {
     return {
       inFlight: this.inFlight,
       queued: { interactive: this.queues.interactive.length, background: this.queues.background.length },
-      inWindow: this.unbounded + this.bounds.length,
+      inWindow: this.unstarted + this.starts.length,
       pausedUntil: this.pausedUntilMs > now ? this.pausedUntilMs : undefined,
     };
   }
@@ -152,22 +162,27 @@ export class RequestBudget {
     }
   }
 
+  /** How long a start counts: the window and the slack. */
+  private get spanMs(): number {
+    return this.windowMs + this.slackMs;
+  }
+
   private prune(now: number): void {
     let old = 0;
-    while (old < this.bounds.length && this.bounds[old]! <= now - this.windowMs) old++;
-    if (old > 0) this.bounds.splice(0, old);
+    while (old < this.starts.length && this.starts[old]! <= now - this.spanMs) old++;
+    if (old > 0) this.starts.splice(0, old);
   }
 
   /** 0 if a permit can be granted now; else how long until it might (Infinity: until a permit changes state). */
   private waitMs(now: number): number {
     if (this.inFlight >= this.maxConcurrency) return Infinity;
     let at = this.pausedUntilMs > now ? this.pausedUntilMs : now;
-    const used = this.unbounded + this.bounds.length;
+    const used = this.unstarted + this.starts.length;
     if (used >= this.maxRps) {
-      // The oldest bounds have to leave the window until one slot is free.
+      // The oldest starts have to leave the window until one slot is free.
       const leaving = used - this.maxRps + 1;
-      if (leaving > this.bounds.length) return Infinity;
-      at = Math.max(at, this.bounds[leaving - 1]! + this.windowMs);
+      if (leaving > this.starts.length) return Infinity;
+      at = Math.max(at, this.starts[leaving - 1]! + this.spanMs);
     }
     return at - now;
   }
@@ -194,20 +209,20 @@ export class RequestBudget {
 
   private grant(): Permit {
     this.inFlight++;
-    this.unbounded++;
-    let bounded = false;
+    this.unstarted++;
+    let started = false;
     let done = false;
-    const arrived = () => {
-      if (bounded || done) return;
-      bounded = true;
-      this.unbounded--;
-      this.bounds.push(this.clock.now());
+    const sent = () => {
+      if (started || done) return;
+      started = true;
+      this.unstarted--;
+      this.starts.push(this.clock.now());
       this.pump();
     };
     return {
-      arrived,
+      sent,
       release: () => {
-        arrived();
+        sent();
         if (done) return;
         done = true;
         this.inFlight--;
@@ -216,7 +231,7 @@ export class RequestBudget {
       cancel: () => {
         if (done) return;
         done = true;
-        if (!bounded) this.unbounded--;
+        if (!started) this.unstarted--;
         this.inFlight--;
         this.pump();
       },

@@ -47,6 +47,18 @@ describe('the request budget, measured at the server', () => {
     expect(server.arrivals.length).toBeLessThanOrEqual(60);
   });
 
+  it('counts starts, not answers: a service taking 400 ms an answer gets close to maxRps, never more', async () => {
+    const { server, client } = await setup(() => ({ status: 200, body: '{}', delayMs: 400 }), { maxRps: 2, maxConcurrency: 1 });
+    await Promise.all(Array.from({ length: 9 }, (_, i) => client.get(`/products/${i + 1}`)));
+    const times = server.arrivals.map((a) => a.at);
+    expect(busiestWindow(server.arrivals)).toBe(2);
+    // Two requests per window and its slack: 8 intervals take about 4 × 1.05 s. Counted from the
+    // answers (the start of each answer + 1 s) they would take 4 × 1.4 s.
+    const perSecond = (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000);
+    expect(perSecond).toBeGreaterThanOrEqual(0.9 * 2);
+    expect(server.maxInFlight).toBe(1);
+  });
+
   it('sends one request at a time by default', async () => {
     const { server, client } = await setup(() => ({ status: 200, body: '{}', delayMs: 5 }));
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => client.get(`/products/${i + 1}`)));

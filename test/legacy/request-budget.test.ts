@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { type Permit, type Priority, RequestBudget } from '../../src/legacy/request-budget.ts';
 import { FakeClock, flush } from './fake-clock.ts';
 
-function setup(maxRps: number, maxConcurrency: number) {
+function setup(maxRps: number, maxConcurrency: number, slackMs = 0) {
   const clock = new FakeClock();
-  const budget = new RequestBudget({ maxRps, maxConcurrency, clock });
+  const budget = new RequestBudget({ maxRps, maxConcurrency, clock, slackMs });
   const granted: { label: string; at: number; permit: Permit }[] = [];
   const ask = (label: string, priority: Priority = 'background', signal?: AbortSignal) =>
     budget.acquire(priority, signal).then((permit) => {
@@ -18,28 +18,54 @@ function setup(maxRps: number, maxConcurrency: number) {
 }
 
 describe('the request budget', () => {
-  it('grants at most maxRps per window, counting each request until a window after it arrived', async () => {
+  it('grants at most maxRps per window, counting each request from its start, not its answer', async () => {
     const { clock, granted, ask } = setup(3, 10);
     for (let i = 0; i < 7; i++) void ask(`r${i}`);
     await flush();
     expect(granted.map((g) => g.label)).toEqual(['r0', 'r1', 'r2']);
-    await clock.advance(100);
-    for (const g of granted) g.permit.release(); // all three arrived at t=100
-    await clock.advance(999);
+    for (const g of granted) g.permit.sent(); // all three started at t=0
+    await clock.advance(700);
+    for (const g of granted) g.permit.release(); // answered at t=700: no matter
+    await clock.advance(299);
     expect(granted).toHaveLength(3);
-    await clock.advance(1); // t=1100: the window after their arrival is over
+    await clock.advance(1); // t=1000: the window after their start is over
     expect(granted.map((g) => g.label)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
-    expect(granted.slice(3).every((g) => g.at === 1100)).toBe(true);
+    expect(granted.slice(3).every((g) => g.at === 1000)).toBe(true);
   });
 
-  it('counts a request with no answer yet in every window: the budget waits for it', async () => {
+  it('a serial service answering in half a window gets maxRps, not one request a window after each answer', async () => {
+    const { clock, granted, ask } = setup(2, 1);
+    const done = Array.from({ length: 10 }, async (_, i) => {
+      const permit = await ask(`r${i}`);
+      permit.sent();
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, 500));
+      permit.release();
+    });
+    await clock.advance(10_000);
+    await Promise.all(done);
+    expect(granted.map((g) => g.at)).toEqual([0, 500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500]);
+  });
+
+  it('the slack lengthens the window at our end', async () => {
+    const { clock, granted, ask } = setup(2, 10, 50);
+    for (let i = 0; i < 3; i++) void ask(`r${i}`);
+    await flush();
+    for (const g of granted) g.permit.sent();
+    await clock.advance(1049);
+    expect(granted).toHaveLength(2);
+    await clock.advance(1);
+    expect(granted.map((g) => [g.label, g.at])).toEqual([['r0', 0], ['r1', 0], ['r2', 1050]]);
+  });
+
+  it('counts a request not started yet in every window: the budget waits for it', async () => {
     const { clock, granted, ask } = setup(2, 10);
     void ask('a');
     void ask('b');
     void ask('c');
     await clock.advance(5000);
     expect(granted.map((g) => g.label)).toEqual(['a', 'b']);
-    granted[0]!.permit.arrived(); // a's answer starts at t=5000
+    granted[0]!.permit.sent(); // a's connection took until t=5000
+    granted[1]!.permit.sent();
     await clock.advance(999);
     expect(granted).toHaveLength(2);
     await clock.advance(1);
@@ -51,7 +77,7 @@ describe('the request budget', () => {
     for (let i = 0; i < 4; i++) void ask(`r${i}`);
     await flush();
     expect(granted).toHaveLength(2);
-    granted[0]!.permit.arrived(); // answered, body still coming: still in flight
+    granted[0]!.permit.sent(); // sent, not answered: still in flight
     await clock.advance(10);
     expect(granted).toHaveLength(2);
     granted[0]!.permit.release();
@@ -110,31 +136,36 @@ describe('the request budget', () => {
     expect(budget.snapshot().queued).toEqual({ interactive: 0, background: 0 });
   });
 
-  it('keeps the ceiling at the server whatever the network delays (simulation)', async () => {
-    // Each request arrives at some random point between its grant and its
-    // answer; whatever those points are, no window of 1000 ms holds more than maxRps.
+  it('keeps the ceiling at the server while network delays vary by less than the slack (simulation)', async () => {
+    // Each request starts some time after its grant (its connection), and
+    // reaches the server a delay later that varies within the slack; whatever
+    // those are, no window of 1000 ms holds more than maxRps arrivals, nor
+    // more than maxRps starts one of 1000 + slack ms.
+    const slackMs = 50;
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 5 }),
         fc.integer({ min: 1, max: 4 }),
-        fc.array(fc.record({ latency: fc.integer({ min: 0, max: 1500 }), arrival: fc.double({ min: 0, max: 1, noNaN: true }) }), { minLength: 5, maxLength: 30 }),
+        fc.array(fc.record({ connect: fc.integer({ min: 0, max: 300 }), delay: fc.double({ min: 0, max: slackMs, maxExcluded: true, noNaN: true }), answer: fc.integer({ min: 0, max: 1500 }) }), { minLength: 5, maxLength: 30 }),
         async (maxRps, maxConcurrency, requests) => {
-          const { clock, ask } = setup(maxRps, maxConcurrency);
+          const { clock, ask } = setup(maxRps, maxConcurrency, slackMs);
+          const starts: number[] = [];
           const arrivals: number[] = [];
-          const done = requests.map(async ({ latency, arrival }) => {
+          const after = (ms: number) => new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
+          const done = requests.map(async ({ connect, delay, answer }) => {
             const permit = await ask('r');
-            const grantedAt = clock.now();
-            arrivals.push(grantedAt + arrival * latency);
-            await new Promise<void>((resolve) => clock.setTimeout(resolve, latency));
+            await after(connect);
+            permit.sent();
+            starts.push(clock.now());
+            arrivals.push(clock.now() + delay);
+            await after(answer);
             permit.release();
           });
           await clock.advance(requests.length * 3000);
           await Promise.all(done);
-          arrivals.sort((a, b) => a - b);
-          for (let i = 0; i < arrivals.length; i++) {
-            const inWindow = arrivals.filter((t) => t >= arrivals[i]! && t < arrivals[i]! + 1000).length;
-            expect(inWindow).toBeLessThanOrEqual(maxRps);
-          }
+          const most = (times: number[], windowMs: number) => Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + windowMs).length));
+          expect(most(arrivals, 1000)).toBeLessThanOrEqual(maxRps);
+          expect(most(starts, 1000 + slackMs)).toBeLessThanOrEqual(maxRps);
         },
       ),
       { numRuns: 200 },
