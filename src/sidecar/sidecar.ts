@@ -60,7 +60,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   service.useSource(new LegacySource(client, recent));
   const worker = new SyncWorker({
     client, service, pool, databaseUrl: options.databaseUrl, connectTimeoutMs: options.connectTimeoutMs,
-    intervalMs: Math.round(config.syncIntervalSeconds * 1000), maxRps: config.client.maxRps ?? 5, pageSize: config.pageSize,
+    intervalMs: Math.round(config.syncIntervalSeconds * 1000), maxRps: client.options.maxRps, maxConcurrency: client.options.maxConcurrency, pageSize: config.pageSize,
     sync: config.sync, recent,
     warn: (message, error) => app.log.warn({ err: error }, message),
     info: (message) => app.log.info(message),

@@ -4,22 +4,34 @@
 // service within its request budget and applies what it finds through
 // CatalogService.applySourceProduct, the write path every write takes.
 //
-// A round starts every LEGACY_SYNC_INTERVAL_SECONDS (T). Its budget is
-// R × T requests (R = LEGACY_MAX_RPS), that is R × T / 3 product
-// verifications (detail, styles, related), spent in this order:
+// The work comes in rounds of R × T requests (R = LEGACY_MAX_RPS, T =
+// LEGACY_SYNC_INTERVAL_SECONDS), that is R × T / 3 product verifications
+// (detail, styles, related), planned in this order:
 //   (c) recently requested products (reads and writes, this instance's and
 //       the others', heard through NOTIFY), at most half the round;
-//   (a) new products: listing pages probed from the page holding the highest
-//       id known, every id past it fetched;
-//   (b) the rolling re-verification window: the next W known products after
+//   (a) new products: the listing from the page holding the highest id known,
+//       every id past it fetched (a page is read once and its ids kept, so a
+//       fill spends one request per LEGACY_SYNC_PAGE_SIZE products on it);
+//   (b) the rolling re-verification window: the next known products after
 //       the persistent cursor, wrapping around at the end (a "pass").
-// Products whose related ids did not exist yet are applied again at the end
-// of the round (no legacy request) and verified first next round if still
-// incomplete. Cursor, highest id and the last successful legacy request are
-// in legacy_sync_state, so a restart (or another instance) resumes there.
-// docs/sidecar.md has the staleness this gives.
+// A round that spent its budget is followed at once by the next (work is
+// pending); one that ran out of work first, T after it started.
+//
+// The rounds are planned one item at a time and carried out by
+// 2 × LEGACY_MAX_CONCURRENCY + 2 workers, each verifying one product at a
+// time (its three requests in turn, then the transaction): while one product
+// is applied, the others' requests wait at the budget, so the legacy service
+// is kept as busy as the budget allows, across rounds too (the next round is
+// planned while the last one's products are still being fetched).
+//
+// A product applied while some of its related products are not here yet is
+// "incomplete": its snapshot waits, keyed by the ids it lacks, and is applied
+// again (no legacy request) as soon as one of them is applied. It never takes
+// a place in the queue. Cursor, highest id and the last successful legacy
+// request are in legacy_sync_state, so a restart (or another instance)
+// resumes there. docs/sidecar.md has the bounds this gives.
 import pg from 'pg';
-import type { CatalogService } from '../catalog/service.ts';
+import type { CatalogService, SourceApplyResult } from '../catalog/service.ts';
 import { LegacyCircuitOpenError, LegacyError } from '../legacy/errors.ts';
 import type { LegacyClient, LegacyResponse } from '../legacy/legacy-client.ts';
 import type { RecentIds } from './recent-ids.ts';
@@ -30,6 +42,8 @@ import { saysProductGone } from '../catalog/source.ts';
 export const SYNC_LOCK_KEY = 0x4c454753;
 /** Where instances that do not sync tell the one that does which products their clients asked for. */
 export const RECENT_CHANNEL = 'catalogue_legacy_recent';
+/** Requests one product verification takes (detail, styles, related). */
+export const REQUESTS_PER_PRODUCT = 3;
 
 export type SyncState = 'disabled' | 'starting' | 'standby' | 'syncing' | 'stopped';
 export type SyncErrorKind = 'unavailable' | 'breaker' | 'http' | 'format' | 'database' | 'lock';
@@ -44,6 +58,8 @@ export interface SyncWorkerOptions {
   connectTimeoutMs: number;
   intervalMs: number;
   maxRps: number;
+  /** LEGACY_MAX_CONCURRENCY: sets how many products are verified at once. */
+  maxConcurrency: number;
   pageSize: number;
   /** Whether this instance competes for the sync at all. */
   sync: boolean;
@@ -52,20 +68,46 @@ export interface SyncWorkerOptions {
   info(message: string): void;
 }
 
+type RoundKind = 'priority' | 'discovered' | 'window';
+type RoundStats = Record<RoundKind, number>;
+
 export interface SyncProgress {
   cursor: number;
   highestId: number;
   passes: number;
   rounds: number;
   verified: number;
-  /** superseded: written here while the legacy service was read (verified again next round; a product that never converges keeps adding here). */
-  applied: { created: number; updated: number; unchanged: number; deleted: number; superseded: number };
+  /**
+   * superseded: written here while the legacy service was read (verified again next round; a product that never converges keeps adding here).
+   * completed: incomplete products applied again when a related product they lacked arrived (no legacy request).
+   */
+  applied: { created: number; updated: number; unchanged: number; deleted: number; superseded: number; completed: number };
   queue: { recent: number; incomplete: number };
-  lastRound: { at: string; requests: number; priority: number; discovered: number; window: number; ms: number } | undefined;
+  /** The last round planned: its requests, products by kind, and ms from its start until its last product was handed out. */
+  lastRound: ({ at: string; requests: number; ms: number } & RoundStats) | undefined;
+}
+
+/** One product to verify, and the round that planned it. */
+interface Item {
+  id: number;
+  kind: RoundKind;
+  round: RoundStats;
+  /** New products: settled when the one handed out before has been applied (or given up). */
+  after?: Promise<void>;
+  /** New products: lets the next one be applied. */
+  settle?: () => void;
+}
+
+/** A product applied without some related rows: what it lacks, its snapshot, and the version that write left (re-applied only over that version). */
+interface Incomplete {
+  missing: Set<number>;
+  snapshot: SourceSnapshot;
+  version: string | null;
 }
 
 const STATE_ROW = 'INSERT INTO legacy_sync_state (id) VALUES (1) ON CONFLICT (id) DO NOTHING';
 const READ_STATE = 'SELECT cursor, highest_id AS "highestId", passes, last_success_at AS "lastSuccessAt" FROM legacy_sync_state WHERE id = 1';
+const PRESENT = 'SELECT id FROM products WHERE id = ANY($1::int[])';
 
 class StopRound extends Error {}
 
@@ -75,17 +117,28 @@ export class SyncWorker {
   private readonly options: SyncWorkerOptions;
   private readonly progressState: SyncProgress = {
     cursor: 0, highestId: 0, passes: 0, rounds: 0, verified: 0,
-    applied: { created: 0, updated: 0, unchanged: 0, deleted: 0, superseded: 0 },
+    applied: { created: 0, updated: 0, unchanged: 0, deleted: 0, superseded: 0, completed: 0 },
     queue: { recent: 0, incomplete: 0 },
     lastRound: undefined,
   };
-  /** Products applied without some related rows: the snapshot and the version it left here (re-applied only while that is still the version). */
-  private readonly incomplete = new Map<number, { snapshot: SourceSnapshot | undefined; version: string | null }>();
+  private readonly incomplete = new Map<number, Incomplete>();
+  /** A related id not here yet → the incomplete products that lack it. */
+  private readonly lacking = new Map<number, Set<number>>();
+  /** Products being verified now: never handed out twice at once. */
+  private readonly inProgress = new Set<number>();
+  /** Asked for (recently requested) while being verified: verified once more next round. */
+  private readonly askedAgain = new Set<number>();
+  /** New products handed out and not done yet: the stored highest id stays below the lowest (a restart finds them again). */
+  private readonly discovering = new Set<number>();
+  /** The highest new product id handed out. */
+  private discoveredUpTo = 0;
+  /** Settled when the last new product handed out has been applied (or given up). */
+  private lastDiscovered: Promise<void> = Promise.resolve();
   private lockClient: pg.Client | undefined;
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly abort = new AbortController();
-  private wake: (() => void) | undefined;
+  private readonly wakers = new Set<() => void>();
   /** Wall ms of the last successful legacy request of the sync (any instance's, as stored). */
   private lastSuccessAt: number | undefined;
   private stateTimer: NodeJS.Timeout | undefined;
@@ -122,14 +175,18 @@ export class SyncWorker {
     this.state = 'stopped';
     clearInterval(this.stateTimer);
     this.abort.abort(new StopRound('stopping'));
-    this.wake?.();
+    this.wakeUp();
     await this.loop?.catch(() => {});
     await this.releaseLock();
   }
 
-  /** Runs a round at once (tests, and the pass-through after a write it could not apply). */
+  /** Starts the next round at once if the sync is waiting for one. */
   nudge(): void {
-    this.wake?.();
+    this.wakeUp();
+  }
+
+  private wakeUp(): void {
+    for (const wake of [...this.wakers]) wake();
   }
 
   private async refreshShared(): Promise<void> {
@@ -140,26 +197,26 @@ export class SyncWorker {
     if (this.state !== 'syncing') Object.assign(this.progressState, { cursor: row.cursor, highestId: row.highestId, passes: row.passes });
   }
 
+  /** Waits `ms`, or less when woken (nudge, stop). */
   private async sleep(ms: number): Promise<void> {
-    if (!this.running) return;
+    if (!this.running || ms <= 0) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => { clearTimeout(timer); resolve(); };
+      const wake = () => { clearTimeout(timer); this.wakers.delete(wake); resolve(); };
+      const timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
     });
-    this.wake = undefined;
   }
 
   private async run(): Promise<void> {
     while (this.running) {
-      const started = Date.now();
       try {
-        if (await this.holdLock()) await this.round();
+        if (await this.holdLock()) await this.crawl();
       } catch (error) {
         if (!this.running) break;
         this.count(error);
-        this.options.warn('legacy sync round failed', error);
+        this.options.warn('legacy sync stopped; it resumes in an interval', error);
       }
-      await this.sleep(Math.max(0, started + this.options.intervalMs - Date.now()));
+      await this.sleep(this.options.intervalMs);
     }
   }
 
@@ -182,6 +239,7 @@ export class SyncWorker {
         if (this.running) this.state = 'standby';
         this.errors.lock++;
         this.options.warn('lost the legacy sync lock connection', error);
+        this.wakeUp();
       }
     });
     try {
@@ -203,9 +261,6 @@ export class SyncWorker {
       this.lockClient = client;
       this.state = 'syncing';
       this.options.info('this instance now runs the legacy sync');
-      await this.options.pool.query(STATE_ROW);
-      const { rows: state } = await this.options.pool.query<{ cursor: number; highestId: number; passes: number }>(READ_STATE);
-      Object.assign(this.progressState, state[0] ?? {});
       return true;
     } catch (error) {
       this.errors.lock++;
@@ -226,11 +281,19 @@ export class SyncWorker {
     await client.end().catch(() => {});
   }
 
+  /** The highest id such that every new product up to it is done (what a restart may resume from). */
+  private settledHighest(): number {
+    let lowest = Infinity;
+    for (const id of this.discovering) lowest = Math.min(lowest, id);
+    return Math.max(this.progressState.highestId, lowest === Infinity ? this.discoveredUpTo : lowest - 1);
+  }
+
   private async saveState(): Promise<void> {
     const p = this.progressState;
+    p.highestId = this.settledHighest();
     const last = this.options.client.stats().lastSuccessAt;
     await this.options.pool.query(
-      'UPDATE legacy_sync_state SET cursor = $1, highest_id = $2, passes = $3, last_success_at = greatest(last_success_at, $4::timestamptz), updated_at = now() WHERE id = 1',
+      'UPDATE legacy_sync_state SET cursor = $1, highest_id = greatest(highest_id, $2), passes = greatest(passes, $3), last_success_at = greatest(last_success_at, $4::timestamptz), updated_at = now() WHERE id = 1',
       [p.cursor, p.highestId, p.passes, last === undefined ? null : new Date(last)]);
     if (last !== undefined) this.lastSuccessAt = Math.max(this.lastSuccessAt ?? 0, last);
   }
@@ -243,12 +306,98 @@ export class SyncWorker {
   }
 
   /**
-   * Reads product `id` from the legacy service (3 requests; 1 when it is
-   * gone) and applies it; the snapshot when it has related ids missing here.
+   * Rounds, carried out by the workers until the sync stops, loses the lock,
+   * or fails (the legacy service unreachable, the breaker open, the database):
+   * then the workers finish what they hold and this throws the failure.
    */
-  async verify(id: number): Promise<void> {
+  private async crawl(): Promise<void> {
+    const pool = this.options.pool;
+    await pool.query(STATE_ROW);
+    const { rows: state } = await pool.query<{ cursor: number; highestId: number; passes: number }>(READ_STATE);
+    Object.assign(this.progressState, state[0] ?? {});
+    if (this.progressState.highestId === 0) {
+      // A copy loaded from the CSV export: new products are the ones past it.
+      const { rows } = await pool.query<{ max: number | null }>('SELECT max(id) AS max FROM products');
+      this.progressState.highestId = rows[0]?.max ?? 0;
+    }
+    this.discovering.clear();
+    this.discoveredUpTo = this.progressState.highestId;
+    this.lastDiscovered = Promise.resolve();
+    let failure: unknown;
+    const fail = (error: unknown) => {
+      failure ??= error;
+      this.wakeUp();
+    };
+    const plan = this.rounds(() => failure !== undefined);
+    const worker = async () => {
+      while (this.running && this.lockClient && failure === undefined) {
+        let next: IteratorResult<Item>;
+        try {
+          next = await plan.next();
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        if (next.done) return;
+        await this.work(next.value).catch(fail);
+      }
+    };
+    const workers = 2 * this.options.maxConcurrency + 2;
+    await Promise.all(Array.from({ length: workers }, worker));
+    await this.saveState().catch(() => {});
+    if (failure !== undefined && !(failure instanceof StopRound)) throw failure;
+  }
+
+  /** Verifies one planned product; a product the legacy service answers badly is skipped (tried first next round), anything else stops the crawl. */
+  private async work(item: Item): Promise<void> {
+    const { id, kind } = item;
+    this.inProgress.add(id);
+    let done = false;
+    try {
+      await this.verify(id, item.after);
+      done = true;
+    } catch (error) {
+      // One product the legacy service answers badly (a 500 after the retries,
+      // a body that is not the contract's) must not stop the crawl at it.
+      // Unreachable, breaker open, a database failure: the crawl stops, and
+      // the product is tried first when it resumes (a new one is found again).
+      if (!(error instanceof HttpAnswerError || error instanceof SnapshotFormatError)) {
+        if (kind !== 'discovered') this.options.recent.add(id);
+        throw error;
+      }
+      this.count(error);
+      this.options.warn(`legacy sync skipped product ${id}`, error);
+      this.options.recent.add(id);
+      done = true;
+    } finally {
+      item.settle?.();
+      this.inProgress.delete(id);
+      if (done) this.discovering.delete(id);
+      if (this.askedAgain.delete(id)) this.options.recent.add(id);
+    }
+    item.round[kind]++;
+    // Related products that arrived while this one was being applied: their arrival did not see it waiting yet.
+    const waiting = this.incomplete.get(id);
+    if (waiting) {
+      const { rows } = await this.options.pool.query<{ id: number }>(PRESENT, [[...waiting.missing]]);
+      if (rows.length > 0) await this.complete(id);
+    }
+    await this.saveState();
+  }
+
+  /**
+   * Reads product `id` from the legacy service (3 requests; 1 when it is
+   * gone) and applies it (not before `after`); keeps its snapshot when
+   * related products are missing here, and completes the products that were
+   * waiting for it.
+   */
+  async verify(id: number, after?: Promise<void>): Promise<void> {
     const readBefore = await this.options.service.localVersion(id);
     const fetched = await fetchSnapshot((path) => this.get(path), id);
+    // New products are applied in id order, however their fetches overlap:
+    // the copy grows as the listing does, and a product's related products
+    // with lower ids are there when it is applied.
+    await after;
     const result = await this.options.service.applySourceProduct(id, fetched, readBefore);
     this.progressState.verified++;
     this.progressState.applied[result.outcome === 'absent' ? 'deleted' : result.outcome]++;
@@ -257,114 +406,188 @@ export class SyncWorker {
       this.options.recent.add(id);
       return;
     }
-    if (result.missingRelated.length > 0) this.incomplete.set(id, { snapshot: fetched ?? undefined, version: result.written?.product.version ?? null });
-    else this.incomplete.delete(id);
+    // This snapshot replaces whatever an older one of this product waited for.
+    this.forgetIncomplete(id);
+    if (fetched && result.missingRelated.length > 0) this.waitFor(id, fetched, result);
+    if (result.outcome === 'created') await this.arrived(id);
   }
 
-  private async round(): Promise<void> {
-    const started = Date.now();
-    const { maxRps, intervalMs, pageSize, recent } = this.options;
-    const budget = Math.max(3, Math.floor((maxRps * intervalMs) / 1000));
-    let used = 0;
-    const seen = new Set<number>();
-    const stats = { priority: 0, discovered: 0, window: 0 };
-    const check = async (id: number, kind: keyof typeof stats) => {
-      seen.add(id);
-      used += 3;
-      try {
-        await this.verify(id);
-      } catch (error) {
-        // One product the legacy service answers badly (a 500 after the retries,
-        // a body that is not the contract's) must not stop the crawl at it:
-        // counted, tried again first next round, and the round goes on.
-        // Unreachable, breaker open, a database failure: the round stops.
-        if (!(error instanceof HttpAnswerError || error instanceof SnapshotFormatError)) throw error;
-        this.count(error);
-        this.options.warn(`legacy sync skipped product ${id}`, error);
-        recent.add(id);
-      }
-      stats[kind]++;
-      await this.saveState();
-    };
-    try {
-      // (c) recently requested and incomplete products: at most half the round.
-      const half = Math.max(1, Math.floor(budget / 6));
-      const priority = [...new Set([...this.incomplete.keys(), ...recent.take(half)])].slice(0, half);
-      for (const id of priority) {
-        if (used + 3 > budget) break;
-        await check(id, 'priority');
-      }
-      // (a) new products past the highest id known.
-      const p = this.progressState;
-      if (p.highestId === 0) {
-        const { rows } = await this.options.pool.query<{ max: number | null }>('SELECT max(id) AS max FROM products');
-        p.highestId = rows[0]?.max ?? 0;
-      }
-      const { rows: counted } = await this.options.pool.query<{ n: string }>('SELECT count(*) AS n FROM products WHERE id <= $1', [p.highestId]);
-      let page = Math.max(1, Math.ceil(Number(counted[0]?.n ?? 0) / pageSize));
-      let stepsBack = 0;
-      listing: while (used + 1 <= budget && this.running) {
-        const answer = await this.get(`/products?page=${page}&count=${pageSize}`);
-        used++;
-        if (answer.status !== 200) throw new HttpAnswerError('GET /products', answer.status);
-        const items = answer.json<{ id: number }[]>();
-        if (!Array.isArray(items)) throw new SnapshotFormatError(0, 'listing');
-        // Deletions there moved our last product to an earlier page (or the
-        // listing now ends before this page): look there.
-        // Back 1, 2, 4, ... pages (a request each), at most 6 times a round.
-        if (page > 1 && stepsBack < 6 && (items.length === 0 || items[0]!.id > p.highestId)) {
-          page = Math.max(1, page - 2 ** stepsBack);
-          stepsBack++;
-          continue;
-        }
-        stepsBack = 6;
-        for (const item of items) {
-          if (!Number.isSafeInteger(item?.id) || item.id <= p.highestId) continue;
-          if (used + 3 > budget) break listing;
-          if (!seen.has(item.id)) await check(item.id, 'discovered');
-          p.highestId = Math.max(p.highestId, item.id);
-        }
-        if (items.length < pageSize) break;
-        page++;
-      }
-      await this.saveState();
-      // (b) the rolling window: the next known products after the cursor, wrapping around.
-      let room = Math.floor((budget - used) / 3);
-      let wrapped = false;
-      while (room > 0 && this.running) {
-        const { rows } = await this.options.pool.query<{ id: number }>('SELECT id FROM products WHERE id > $1 ORDER BY id LIMIT $2', [p.cursor, room]);
-        if (rows.length === 0) {
-          // The end of the catalogue: a pass is complete, start over (once per round).
-          if (wrapped || p.cursor === 0) break;
-          p.cursor = 0;
-          p.passes++;
-          wrapped = true;
-          continue;
-        }
-        for (const { id } of rows) {
-          if (room === 0) break;
-          if (!seen.has(id)) {
-            await check(id, 'window');
-            room--;
-          }
-          p.cursor = id;
-        }
-      }
-      await this.saveState();
-    } finally {
-      // Incomplete products whose related products have arrived since: applied again, no legacy request.
-      for (const [id, { snapshot, version }] of [...this.incomplete]) {
-        if (!snapshot || !this.running) continue;
-        const result = await this.options.service.applySourceProduct(id, snapshot, version).catch(() => undefined);
-        if (result?.outcome === 'superseded') {
-          this.incomplete.delete(id);
-          recent.add(id);
-        } else if (result && result.missingRelated.length === 0) this.incomplete.delete(id);
-        else if (result) this.incomplete.set(id, { snapshot, version: result.written?.product.version ?? null });
-      }
-      this.progressState.rounds++;
-      this.progressState.lastRound = { at: new Date(started).toISOString(), requests: used, ...stats, ms: Date.now() - started };
+  private waitFor(id: number, snapshot: SourceSnapshot, result: SourceApplyResult): void {
+    const missing = new Set(result.missingRelated);
+    this.incomplete.set(id, { missing, snapshot, version: result.written?.product.version ?? null });
+    for (const lacked of missing) {
+      let waiters = this.lacking.get(lacked);
+      if (!waiters) this.lacking.set(lacked, (waiters = new Set()));
+      waiters.add(id);
     }
+  }
+
+  private forgetIncomplete(id: number): Incomplete | undefined {
+    const entry = this.incomplete.get(id);
+    if (!entry) return undefined;
+    this.incomplete.delete(id);
+    for (const lacked of entry.missing) {
+      const waiters = this.lacking.get(lacked);
+      waiters?.delete(id);
+      if (waiters?.size === 0) this.lacking.delete(lacked);
+    }
+    return entry;
+  }
+
+  /** Product `id` is here now: the incomplete products that lacked it are applied again (those being verified right now see it themselves). */
+  private async arrived(id: number): Promise<void> {
+    for (const waiter of [...(this.lacking.get(id) ?? [])]) {
+      if (!this.inProgress.has(waiter)) await this.complete(waiter);
+    }
+  }
+
+  /** Applies an incomplete product's snapshot again, with the related products that are here now; no legacy request. */
+  private async complete(id: number): Promise<void> {
+    // Taken out first: a concurrent arrival finds nothing to do.
+    const entry = this.forgetIncomplete(id);
+    if (!entry) return;
+    let result: SourceApplyResult;
+    try {
+      result = await this.options.service.applySourceProduct(id, entry.snapshot, entry.version);
+    } catch (error) {
+      this.options.warn(`legacy sync could not complete product ${id}; it is verified again`, error);
+      this.options.recent.add(id);
+      return;
+    }
+    this.progressState.applied.completed++;
+    // Written since (a write through the sidecar, or its own verification): that write is newer.
+    if (result.outcome === 'superseded') return;
+    if (result.missingRelated.length > 0) this.waitFor(id, entry.snapshot, result);
+  }
+
+  /** Round after round, one product at a time, until the sync stops or `failed()`. */
+  private async *rounds(failed: () => boolean): AsyncGenerator<Item, void, undefined> {
+    const discovery = new Discovery();
+    while (this.running && this.lockClient && !failed()) {
+      const started = Date.now();
+      const round: RoundStats = { priority: 0, discovered: 0, window: 0 };
+      const budget = Math.max(REQUESTS_PER_PRODUCT, Math.floor((this.options.maxRps * this.options.intervalMs) / 1000));
+      const plan = { used: 0, full: false };
+      yield* this.round(round, budget, plan, discovery);
+      this.progressState.rounds++;
+      this.progressState.lastRound = { at: new Date(started).toISOString(), requests: plan.used, ...round, ms: Date.now() - started };
+      await this.saveState();
+      // Out of work before the budget: the next round an interval after this one started.
+      if (!plan.full) await this.sleep(started + this.options.intervalMs - Date.now());
+    }
+  }
+
+  /** One round's products; `plan.full` when it stopped because its budget was spent (there is more to do). */
+  private async *round(round: RoundStats, budget: number, plan: { used: number; full: boolean }, discovery: Discovery): AsyncGenerator<Item, void, undefined> {
+    const { recent, pool, pageSize } = this.options;
+    const p = this.progressState;
+    const fits = (requests: number) => {
+      if (plan.used + requests <= budget) return true;
+      plan.full = true;
+      return false;
+    };
+    const seen = new Set<number>();
+    const take = (id: number, kind: RoundKind): Item => {
+      seen.add(id);
+      plan.used += REQUESTS_PER_PRODUCT;
+      return { id, kind, round };
+    };
+    // (c) recently requested products: at most half the round.
+    for (const id of recent.take(Math.max(1, Math.floor(budget / (2 * REQUESTS_PER_PRODUCT))))) {
+      if (this.inProgress.has(id)) this.askedAgain.add(id);
+      else if (fits(REQUESTS_PER_PRODUCT)) yield take(id, 'priority');
+      else recent.add(id);
+    }
+    // (a) new products past the highest id known.
+    if (discovery.caughtUp) discovery.reset();
+    while (this.running) {
+      const id = discovery.ids.shift();
+      if (id !== undefined) {
+        if (id <= this.discoveredUpTo) continue;
+        if (!fits(REQUESTS_PER_PRODUCT)) {
+          discovery.ids.unshift(id);
+          return;
+        }
+        this.discoveredUpTo = id;
+        if (this.inProgress.has(id) || seen.has(id)) continue;
+        this.discovering.add(id);
+        const item = take(id, 'discovered');
+        item.after = this.lastDiscovered;
+        this.lastDiscovered = new Promise<void>((resolve) => (item.settle = resolve));
+        yield item;
+        continue;
+      }
+      if (discovery.caughtUp) break;
+      if (!fits(1)) return;
+      if (discovery.page === undefined) {
+        const { rows: counted } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM products WHERE id <= $1', [this.discoveredUpTo]);
+        discovery.page = Math.max(1, Math.ceil(Number(counted[0]?.n ?? 0) / pageSize));
+      }
+      const page = discovery.page;
+      const answer = await this.get(`/products?page=${page}&count=${pageSize}`);
+      plan.used++;
+      if (answer.status !== 200) throw new HttpAnswerError('GET /products', answer.status);
+      const items = answer.json<{ id: number }[]>();
+      if (!Array.isArray(items)) throw new SnapshotFormatError(0, 'listing');
+      // Deletions there moved our last product to an earlier page (or the
+      // listing now ends before this page): look there. Back 1, 2, 4, ...
+      // pages (a request each), at most 6 times, until the page that holds
+      // the highest id known is found.
+      if (!discovery.located && page > 1 && discovery.stepsBack < 6 && (items.length === 0 || items[0]!.id > this.discoveredUpTo)) {
+        discovery.page = Math.max(1, page - 2 ** discovery.stepsBack);
+        discovery.stepsBack++;
+        continue;
+      }
+      discovery.located = true;
+      discovery.ids = items.map((item) => item?.id).filter((itemId) => Number.isSafeInteger(itemId) && itemId > this.discoveredUpTo);
+      if (items.length < pageSize) discovery.caughtUp = true;
+      else discovery.page = page + 1;
+    }
+    await this.saveState();
+    // (b) the rolling window: the next known products after the cursor, wrapping around once a round.
+    let room = Math.floor((budget - plan.used) / REQUESTS_PER_PRODUCT);
+    let wrapped = false;
+    while (room > 0 && this.running) {
+      const { rows } = await pool.query<{ id: number }>('SELECT id FROM products WHERE id > $1 ORDER BY id LIMIT $2', [p.cursor, room]);
+      if (rows.length === 0) {
+        // The end of the catalogue: a pass is complete, start over (once per round).
+        if (wrapped || p.cursor === 0) break;
+        p.cursor = 0;
+        p.passes++;
+        wrapped = true;
+        continue;
+      }
+      for (const { id } of rows) {
+        if (room === 0) break;
+        p.cursor = id;
+        if (seen.has(id) || this.inProgress.has(id)) continue;
+        room--;
+        yield take(id, 'window');
+      }
+    }
+    if (room === 0) plan.full = true;
+  }
+}
+
+/** Where the search for new products is: the listing page to read next and the new ids of the last one read. */
+class Discovery {
+  /** The next listing page to read; undefined: the one holding the highest id known (computed from the local count). */
+  page: number | undefined;
+  /** New ids of the last page read, not handed out yet. */
+  ids: number[] = [];
+  /** The last page read was the listing's last: no new products until the next round probes again. */
+  caughtUp = false;
+  /** The page holding the highest id known has been found (no more stepping back). */
+  located = false;
+  stepsBack = 0;
+
+  /** Probes again from the page holding the highest id known. */
+  reset(): void {
+    this.page = undefined;
+    this.ids = [];
+    this.caughtUp = false;
+    this.located = false;
+    this.stepsBack = 0;
   }
 }
 
