@@ -18,16 +18,20 @@
 // pending); one that ran out of work first, T after it started.
 //
 // The rounds are planned one item at a time and carried out by
-// 2 × LEGACY_MAX_CONCURRENCY + 2 workers, each verifying one product at a
-// time (its three requests in turn, then the transaction): while one product
-// is applied, the others' requests wait at the budget, so the legacy service
-// is kept as busy as the budget allows, across rounds too (the next round is
-// planned while the last one's products are still being fetched).
+// 2 × LEGACY_MAX_CONCURRENCY + 4 workers, each verifying one product at a
+// time (its three requests in turn, then the transaction, at most APPLYING
+// transactions at once): while products are applied, the others' requests
+// wait at the budget, so the legacy service is kept as busy as the budget
+// allows, across rounds too (the next round is planned while the last one's
+// products are still being fetched). Re-verification waits until the new
+// products handed out are fetched, so a first copy is not slowed by it.
 //
 // A product applied while some of its related products are not here yet is
 // "incomplete": its snapshot waits, keyed by the ids it lacks, and is applied
-// again (no legacy request) as soon as one of them is applied. It never takes
-// a place in the queue. Cursor, highest id and the last successful legacy
+// again (no legacy request, one transaction) as soon as the last of them has
+// been applied. It never takes a place in the queue; one that lacks a product
+// that never comes (gone there meanwhile) is put right by its next
+// verification. Cursor, highest id and the last successful legacy
 // request are in legacy_sync_state, so a restart (or another instance)
 // resumes there. docs/sidecar.md has the bounds this gives.
 import pg from 'pg';
@@ -44,6 +48,8 @@ export const SYNC_LOCK_KEY = 0x4c454753;
 export const RECENT_CHANNEL = 'catalogue_legacy_recent';
 /** Requests one product verification takes (detail, styles, related). */
 export const REQUESTS_PER_PRODUCT = 3;
+/** The sync's transactions at once (each holds a connection of the API's pool). */
+const APPLYING = 2;
 
 export type SyncState = 'disabled' | 'starting' | 'standby' | 'syncing' | 'stopped';
 export type SyncErrorKind = 'unavailable' | 'breaker' | 'http' | 'format' | 'database' | 'lock';
@@ -92,10 +98,6 @@ interface Item {
   id: number;
   kind: RoundKind;
   round: RoundStats;
-  /** New products: settled when the one handed out before has been applied (or given up). */
-  after?: Promise<void>;
-  /** New products: lets the next one be applied. */
-  settle?: () => void;
 }
 
 /** A product applied without some related rows: what it lacks, its snapshot, and the version that write left (re-applied only over that version). */
@@ -130,10 +132,13 @@ export class SyncWorker {
   private readonly askedAgain = new Set<number>();
   /** New products handed out and not done yet: the stored highest id stays below the lowest (a restart finds them again). */
   private readonly discovering = new Set<number>();
+  /** New products handed out whose legacy answers are not all in yet. */
+  private readonly fetchingNew = new Set<number>();
+  /** Transactions of the sync under way, and the ones waiting for a turn (at most APPLYING at once). */
+  private applyingNow = 0;
+  private readonly applyQueue: (() => void)[] = [];
   /** The highest new product id handed out. */
   private discoveredUpTo = 0;
-  /** Settled when the last new product handed out has been applied (or given up). */
-  private lastDiscovered: Promise<void> = Promise.resolve();
   private lockClient: pg.Client | undefined;
   private running = false;
   private loop: Promise<void> | undefined;
@@ -141,6 +146,9 @@ export class SyncWorker {
   private readonly wakers = new Set<() => void>();
   /** Wall ms of the last successful legacy request of the sync (any instance's, as stored). */
   private lastSuccessAt: number | undefined;
+  /** Wall ms of the last saveState, and the one under way. */
+  private savedAt = 0;
+  private saving: Promise<void> | undefined;
   private stateTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SyncWorkerOptions) {
@@ -149,7 +157,8 @@ export class SyncWorker {
   }
 
   progress(): SyncProgress {
-    return { ...this.progressState, applied: { ...this.progressState.applied }, queue: { recent: this.options.recent.size, incomplete: this.incomplete.size } };
+    const highestId = this.state === 'syncing' ? this.settledHighest() : this.progressState.highestId;
+    return { ...this.progressState, highestId, applied: { ...this.progressState.applied }, queue: { recent: this.options.recent.size, incomplete: this.incomplete.size } };
   }
 
   /** Wall ms of the last successful legacy request, this instance's or the syncing one's. */
@@ -289,6 +298,7 @@ export class SyncWorker {
   }
 
   private async saveState(): Promise<void> {
+    this.savedAt = Date.now();
     const p = this.progressState;
     p.highestId = this.settledHighest();
     const last = this.options.client.stats().lastSuccessAt;
@@ -321,8 +331,8 @@ export class SyncWorker {
       this.progressState.highestId = rows[0]?.max ?? 0;
     }
     this.discovering.clear();
+    this.fetchingNew.clear();
     this.discoveredUpTo = this.progressState.highestId;
-    this.lastDiscovered = Promise.resolve();
     let failure: unknown;
     const fail = (error: unknown) => {
       failure ??= error;
@@ -342,8 +352,9 @@ export class SyncWorker {
         await this.work(next.value).catch(fail);
       }
     };
-    const workers = 2 * this.options.maxConcurrency + 2;
+    const workers = 2 * this.options.maxConcurrency + 4;
     await Promise.all(Array.from({ length: workers }, worker));
+    await this.saving;
     await this.saveState().catch(() => {});
     if (failure !== undefined && !(failure instanceof StopRound)) throw failure;
   }
@@ -354,7 +365,7 @@ export class SyncWorker {
     this.inProgress.add(id);
     let done = false;
     try {
-      await this.verify(id, item.after);
+      await this.verify(id, kind === 'discovered' ? () => this.fetchedNew(id) : undefined);
       done = true;
     } catch (error) {
       // One product the legacy service answers badly (a 500 after the retries,
@@ -370,7 +381,7 @@ export class SyncWorker {
       this.options.recent.add(id);
       done = true;
     } finally {
-      item.settle?.();
+      this.fetchedNew(id);
       this.inProgress.delete(id);
       if (done) this.discovering.delete(id);
       if (this.askedAgain.delete(id)) this.options.recent.add(id);
@@ -380,25 +391,53 @@ export class SyncWorker {
     const waiting = this.incomplete.get(id);
     if (waiting) {
       const { rows } = await this.options.pool.query<{ id: number }>(PRESENT, [[...waiting.missing]]);
-      if (rows.length > 0) await this.complete(id);
+      await this.found(id, rows.map((row) => row.id));
     }
-    await this.saveState();
+    this.persist();
+  }
+
+  /**
+   * Stores the state soon, without waiting: it is for a restart and for the
+   * other instances' X-Source-Age (whole seconds), so once a second is
+   * enough, and no worker (nor the planning of the next product) waits for it.
+   */
+  private persist(): void {
+    if (this.saving || Date.now() - this.savedAt < 1000) return;
+    this.saving = this.saveState().catch((error: unknown) => this.options.warn('could not store the legacy sync state', error)).finally(() => { this.saving = undefined; });
+  }
+
+  /** A new product's legacy answers are all in (or it was given up): re-verification may start once none is left. */
+  private fetchedNew(id: number): void {
+    if (this.fetchingNew.delete(id) && this.fetchingNew.size === 0) this.wakeUp();
+  }
+
+  /**
+   * The sync's transactions take at most APPLYING connections of the API's
+   * pool at once, however many products are fetched at once; the rest of the
+   * pool serves the API.
+   */
+  private async applying<T>(apply: () => Promise<T>): Promise<T> {
+    if (this.applyingNow >= APPLYING) await new Promise<void>((resolve) => this.applyQueue.push(resolve));
+    else this.applyingNow++;
+    try {
+      return await apply();
+    } finally {
+      const next = this.applyQueue.shift();
+      if (next) next();
+      else this.applyingNow--;
+    }
   }
 
   /**
    * Reads product `id` from the legacy service (3 requests; 1 when it is
-   * gone) and applies it (not before `after`); keeps its snapshot when
-   * related products are missing here, and completes the products that were
-   * waiting for it.
+   * gone) and applies it; keeps its snapshot when related products are
+   * missing here, and completes the products that were waiting for it.
    */
-  async verify(id: number, after?: Promise<void>): Promise<void> {
+  async verify(id: number, fetchedAll?: () => void): Promise<void> {
     const readBefore = await this.options.service.localVersion(id);
     const fetched = await fetchSnapshot((path) => this.get(path), id);
-    // New products are applied in id order, however their fetches overlap:
-    // the copy grows as the listing does, and a product's related products
-    // with lower ids are there when it is applied.
-    await after;
-    const result = await this.options.service.applySourceProduct(id, fetched, readBefore);
+    fetchedAll?.();
+    const result = await this.applying(() => this.options.service.applySourceProduct(id, fetched, readBefore));
     this.progressState.verified++;
     this.progressState.applied[result.outcome === 'absent' ? 'deleted' : result.outcome]++;
     if (result.outcome === 'superseded') {
@@ -434,11 +473,24 @@ export class SyncWorker {
     return entry;
   }
 
-  /** Product `id` is here now: the incomplete products that lacked it are applied again (those being verified right now see it themselves). */
+  /** Product `id` is here now: the incomplete products that lacked it lack it no more (those being verified right now see it themselves). */
   private async arrived(id: number): Promise<void> {
     for (const waiter of [...(this.lacking.get(id) ?? [])]) {
-      if (!this.inProgress.has(waiter)) await this.complete(waiter);
+      if (!this.inProgress.has(waiter)) await this.found(waiter, [id]);
     }
+  }
+
+  /** Related products an incomplete one lacked are here: once it lacks none, it is applied again (one transaction, however many it lacked). */
+  private async found(id: number, present: number[]): Promise<void> {
+    const entry = this.incomplete.get(id);
+    if (!entry) return;
+    for (const arrived of present) {
+      entry.missing.delete(arrived);
+      const waiters = this.lacking.get(arrived);
+      waiters?.delete(id);
+      if (waiters?.size === 0) this.lacking.delete(arrived);
+    }
+    if (entry.missing.size === 0) await this.complete(id);
   }
 
   /** Applies an incomplete product's snapshot again, with the related products that are here now; no legacy request. */
@@ -448,7 +500,7 @@ export class SyncWorker {
     if (!entry) return;
     let result: SourceApplyResult;
     try {
-      result = await this.options.service.applySourceProduct(id, entry.snapshot, entry.version);
+      result = await this.applying(() => this.options.service.applySourceProduct(id, entry.snapshot, entry.version));
     } catch (error) {
       this.options.warn(`legacy sync could not complete product ${id}; it is verified again`, error);
       this.options.recent.add(id);
@@ -468,17 +520,17 @@ export class SyncWorker {
       const round: RoundStats = { priority: 0, discovered: 0, window: 0 };
       const budget = Math.max(REQUESTS_PER_PRODUCT, Math.floor((this.options.maxRps * this.options.intervalMs) / 1000));
       const plan = { used: 0, full: false };
-      yield* this.round(round, budget, plan, discovery);
+      yield* this.round(round, budget, plan, discovery, failed);
       this.progressState.rounds++;
       this.progressState.lastRound = { at: new Date(started).toISOString(), requests: plan.used, ...round, ms: Date.now() - started };
-      await this.saveState();
+      this.persist();
       // Out of work before the budget: the next round an interval after this one started.
       if (!plan.full) await this.sleep(started + this.options.intervalMs - Date.now());
     }
   }
 
   /** One round's products; `plan.full` when it stopped because its budget was spent (there is more to do). */
-  private async *round(round: RoundStats, budget: number, plan: { used: number; full: boolean }, discovery: Discovery): AsyncGenerator<Item, void, undefined> {
+  private async *round(round: RoundStats, budget: number, plan: { used: number; full: boolean }, discovery: Discovery, failed: () => boolean): AsyncGenerator<Item, void, undefined> {
     const { recent, pool, pageSize } = this.options;
     const p = this.progressState;
     const fits = (requests: number) => {
@@ -499,7 +551,7 @@ export class SyncWorker {
       else recent.add(id);
     }
     // (a) new products past the highest id known.
-    if (discovery.caughtUp) discovery.reset();
+    if (discovery.caughtUp && discovery.ids.length === 0) discovery.reset();
     while (this.running) {
       const id = discovery.ids.shift();
       if (id !== undefined) {
@@ -511,20 +563,19 @@ export class SyncWorker {
         this.discoveredUpTo = id;
         if (this.inProgress.has(id) || seen.has(id)) continue;
         this.discovering.add(id);
-        const item = take(id, 'discovered');
-        item.after = this.lastDiscovered;
-        this.lastDiscovered = new Promise<void>((resolve) => (item.settle = resolve));
-        yield item;
+        this.fetchingNew.add(id);
+        yield take(id, 'discovered');
         continue;
       }
       if (discovery.caughtUp) break;
       if (!fits(1)) return;
       if (discovery.page === undefined) {
         const { rows: counted } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM products WHERE id <= $1', [this.discoveredUpTo]);
-        discovery.page = Math.max(1, Math.ceil(Number(counted[0]?.n ?? 0) / pageSize));
+        discovery.probe(Number(counted[0]?.n ?? 0), pageSize);
       }
-      const page = discovery.page;
-      const answer = await this.get(`/products?page=${page}&count=${pageSize}`);
+      const page = discovery.page!;
+      const count = discovery.count;
+      const answer = await this.get(`/products?page=${page}&count=${count}`);
       plan.used++;
       if (answer.status !== 200) throw new HttpAnswerError('GET /products', answer.status);
       const items = answer.json<{ id: number }[]>();
@@ -540,10 +591,13 @@ export class SyncWorker {
       }
       discovery.located = true;
       discovery.ids = items.map((item) => item?.id).filter((itemId) => Number.isSafeInteger(itemId) && itemId > this.discoveredUpTo);
-      if (items.length < pageSize) discovery.caughtUp = true;
+      if (items.length < count) discovery.caughtUp = true;
       else discovery.page = page + 1;
     }
-    await this.saveState();
+    this.persist();
+    // The new products handed out are fetched first: re-verifying the known
+    // ones now would only share the legacy service with them.
+    while (this.fetchingNew.size > 0 && this.running && this.lockClient && !failed()) await this.sleep(this.options.intervalMs);
     // (b) the rolling window: the next known products after the cursor, wrapping around once a round.
     let room = Math.floor((budget - plan.used) / REQUESTS_PER_PRODUCT);
     let wrapped = false;
@@ -569,10 +623,27 @@ export class SyncWorker {
   }
 }
 
+/**
+ * The first listing page to read for new products when `known` products are
+ * here: the one holding the last of them, in pages of `pageSize` or, when the
+ * last one would end such a page, of the largest size below it that it does
+ * not end, so that the page also holds the place after it: when that page
+ * comes back short there is nothing new, in one request (a full page would
+ * need the next one to tell).
+ */
+export function probePage(known: number, pageSize: number): { page: number; count: number } {
+  let count = pageSize;
+  while (known > 0 && count > 1 && known % count === 0) count--;
+  if (known > 0 && known % count === 0) count = pageSize;
+  return { page: Math.max(1, Math.ceil(known / count)), count };
+}
+
 /** Where the search for new products is: the listing page to read next and the new ids of the last one read. */
 class Discovery {
   /** The next listing page to read; undefined: the one holding the highest id known (computed from the local count). */
   page: number | undefined;
+  /** Products per listing page read. */
+  count = 1;
   /** New ids of the last page read, not handed out yet. */
   ids: number[] = [];
   /** The last page read was the listing's last: no new products until the next round probes again. */
@@ -580,6 +651,11 @@ class Discovery {
   /** The page holding the highest id known has been found (no more stepping back). */
   located = false;
   stepsBack = 0;
+
+  /** Reads from the page holding the last of the `known` products here (probePage). */
+  probe(known: number, pageSize: number): void {
+    Object.assign(this, probePage(known, pageSize));
+  }
 
   /** Probes again from the page holding the highest id known. */
   reset(): void {
