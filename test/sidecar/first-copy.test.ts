@@ -133,8 +133,10 @@ describe(`the first copy of ${PRODUCTS} products from a slow legacy service (iss
     expect(productRoutes.length, JSON.stringify(summary)).toBe(3 * PRODUCTS);
     expect(log.length, JSON.stringify(summary)).toBeLessThanOrEqual(fillRequests(PRODUCTS, PAGE_SIZE));
     expect(took, JSON.stringify(summary)).toBeLessThanOrEqual(bound);
-    // No idle gap between rounds (an interval is 500 ms here): the simulator waits only for the budget's share.
-    expect(longest.ms, JSON.stringify(summary)).toBeLessThan(INTERVAL_MS / 2);
+    // No idle gap between rounds (an interval is 500 ms here): the simulator waits for the budget's share
+    // and, on a loaded machine, for a transaction now and then, never for the next round.
+    expect(longest.ms, JSON.stringify(summary)).toBeLessThan(INTERVAL_MS);
+    expect(summary.idleMs, JSON.stringify(summary)).toBeLessThan(0.15 * took);
   });
 
   it('never exceeded the budget: LEGACY_MAX_RPS in any second, one request at a time', () => {
