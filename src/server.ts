@@ -4,8 +4,8 @@
 import cluster from 'node:cluster';
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { fastifyApolloHandler } from '@as-integrations/fastify';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ApolloServer } from '@apollo/server';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createLoaders } from './catalog/loaders.ts';
 import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create-response-cache.ts';
@@ -24,18 +24,15 @@ import type { ReadRouter } from './db/reads/replica-router.ts';
 import { connectReadReplicas } from './db/reads/connect-replicas.ts';
 import { sessionDatabaseUrl } from './db/server/session-url.ts';
 import { createApollo } from './graphql/apollo.ts';
-import { variableLimitsOf } from './graphql/limits/limits-plugin.ts';
-import { PersistedHits } from './graphql/persisted-hits.ts';
-import { DirectExecution } from './graphql/direct-execution.ts';
-import { KnownOperations } from './graphql/known-operations.ts';
-import { CompiledQueries } from './graphql/jit.ts';
-import { sentByGet, sentByPost } from './graphql/sent-operation.ts';
+import { requestLimitsOf } from './graphql/limits/limits-plugin.ts';
+import { PreparedOperations } from './graphql/prepared-operations.ts';
+import { registerGraphqlEndpoint } from './graphql/endpoint.ts';
+import type { FastPath } from './graphql/fast-path.ts';
 import { catalogueSchema } from './graphql/federation/subgraph-schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { registerRestRoutes } from './rest/routes.ts';
 import { registerDocs } from './rest/docs.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
-import { registerIde, sendIde } from './graphql/ide.ts';
 import { recordOperation } from './observability/graphql-operations.ts';
 import { type LogDestination, loggerOptions } from './observability/logging.ts';
 import { CatalogueMetrics } from './observability/metrics.ts';
@@ -43,14 +40,12 @@ import { registerObservability } from './observability/plugin.ts';
 import { AdminAccess } from './observability/admin-access.ts';
 import { createAccessControl } from './auth/create-access-control.ts';
 import type { AccessControl } from './auth/access.ts';
-import { graphqlCaller } from './graphql/access-plugin.ts';
 import { restGuard } from './auth/rest-guard.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
-import { checkQueryText, InvalidText, registerJsonParser } from './http/json-input.ts';
-import { CLIENT_GONE_MESSAGE, clientGone } from './http/client-gone.ts';
-import { addVary, ALL_TAG, CATALOGUE_TAG, HttpCaching, notModified, representationETag } from './http/http-caching.ts';
+import { registerJsonParser } from './http/json-input.ts';
+import { ALL_TAG, CATALOGUE_TAG, HttpCaching } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
 import { REST_READS_AS_GRAPHQL, type RestRead } from './rest/graphql-equivalents.ts';
 import { maxAgeOf } from './graphql/cache-hints.ts';
@@ -80,16 +75,13 @@ export interface App {
   admin: FastifyInstance | undefined;
   /** Sidecar mode (LEGACY_SOURCE_URL): the legacy client and the sync; undefined otherwise. */
   sidecar: Sidecar | undefined;
-  /** Cached persisted-query GETs answered before Apollo; undefined without a response cache. */
-  persistedHits: PersistedHits | undefined;
-  /** Known queries run before Apollo; undefined with a response cache or without graphql-jit. */
-  direct: DirectExecution | undefined;
+  /** Apollo Server, behind the fast path. */
+  apollo: ApolloServer<GraphQLContext>;
+  /** Checked queries answered without Apollo's pipeline (src/graphql/fast-path.ts); undefined without graphql-jit. */
+  fastPath: FastPath | undefined;
   /** Live subscriptions; undefined with LIVE_SUBSCRIPTIONS=off. */
   live: Live | undefined;
 }
-
-/** The parameters of GET /graphql. */
-const GRAPHQL_GET_PARAMETERS = ['query', 'operationName', 'variables', 'extensions'] as const;
 
 /** A request's id: the caller's x-request-id when it is 1-128 of [A-Za-z0-9_.-], else a fresh UUID. */
 function requestId(req: IncomingMessage): string {
@@ -282,18 +274,13 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   const newLoaders = () => createLoaders(queries, metrics.observeBatch);
 
   const schema = catalogueSchema({ federation: config.federation });
-  const compiled = config.graphqlJit ? new CompiledQueries(schema) : undefined;
-  const known = new KnownOperations({ ...variableLimitsOf(config.graphqlLimits, config.maxPageSize), costUnit: config.rateLimitGraphqlCostUnit });
-  // Sidecar mode tracks every request's loaders (the source age): hits go through Apollo there.
-  const persistedHits = cache && !sidecar
-    ? new PersistedHits({ schema, known, cache, access, httpCaching })
-    : undefined;
+  const operations = new PreparedOperations(schema, requestLimitsOf(config.graphqlLimits, config.maxPageSize, config.rateLimitGraphqlCostUnit));
   const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments() : undefined;
   const apollo = createApollo(app, {
     exposeErrors: config.exposeErrors,
     schema,
-    compiled,
-    known,
+    jit: config.graphqlJit,
+    operations,
     cache,
     persistedQueries: {
       cache: cache?.redisClient ? new RedisKeyValueCache(cache.redisClient, `${config.cachePrefix}apq:`, config.apqTtlSeconds) : undefined,
@@ -301,9 +288,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     },
     trustedDocuments,
     access,
-    rateLimitCostUnit: config.rateLimitGraphqlCostUnit,
     limits: config.graphqlLimits,
-    maxPageSize: config.maxPageSize,
     introspection: config.graphqlIntrospection,
     fieldSuggestions: config.graphqlFieldSuggestions,
     httpCaching,
@@ -312,7 +297,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   await apollo.start();
   // Fastify runs onClose hooks once in-flight requests have finished.
   app.addHook('onClose', async () => apollo.stop());
-  const newContext = async (request: FastifyRequest): Promise<GraphQLContext> => ({
+  const newContext = (request: FastifyRequest): GraphQLContext => ({
     requestId: request.id,
     operation: recordOperation(request),
     loaders: sidecar ? tracked(request, newLoaders()) : newLoaders(),
@@ -330,69 +315,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     return loaders;
   }
   const counted = <T>(request: FastifyRequest, fn: () => Promise<T>) => database.statements.bind(request.sqlStatements, fn);
-  // Known queries run without Apollo's pipeline when no response cache has a say (src/graphql/direct-execution.ts).
-  const direct = compiled && !cache
-    ? new DirectExecution({ schema, known, compiled, access, httpCaching, context: newContext, counted })
-    : undefined;
-  // A request the direct execution handed over (its result had errors) runs in the context it ran in.
-  const context = async (request: FastifyRequest): Promise<GraphQLContext> => direct?.contextOf(request) ?? newContext(request);
-  const graphql = fastifyApolloHandler(apollo, { context });
-  // Everything a request does runs inside its statement-counting scope.
-  const handler: typeof graphql = function (request, reply) {
-    return counted(request, async () => graphql.call(this, request, reply));
-  };
-  registerIde(app);
-  const identifyCaller = graphqlCaller(access);
-  // Text that is not Unicode (src/http/json-input.ts) is a GraphQL input error naming the field;
-  // a body the client never finished is its doing (src/http/client-gone.ts); other errors keep the answers they had.
-  const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    // A GraphQL request that failed before Apollo ran it: its completion line and metrics count the error.
-    (request.graphqlOperation ?? recordOperation(request)).errors += 1;
-    if (clientGone(request)) {
-      request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
-      return reply.code(400).send({ errors: [{ message: CLIENT_GONE_MESSAGE, extensions: { code: 'BAD_REQUEST' } }] });
-    }
-    if (error instanceof InvalidText) {
-      return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
-    }
-    // A body Fastify could not take (415, 413, bad JSON): the GraphQL error shape, with the status it chose.
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).header('cache-control', 'no-store').send({ errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }] });
-    }
-    throw error;
-  };
-  // Every answer depends on Accept (the media type, and with it the status of
-  // a request error), and on the key when reads need one.
-  // Callback hooks, not async ones: a cached answer passes them without a promise each.
-  const graphqlVaryNames = ['Accept', ...httpCaching.vary];
-  const graphqlVary = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    addVary(reply, graphqlVaryNames);
-    done();
-  };
-  // A cacheable GET answer (src/graphql/cache-control-plugin.ts) gets a strong ETag, and a 304 when the client has it.
-  const graphqlETag = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
-    if (reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('cache-control') === 'no-store') return done(null, payload);
-    // A cached answer comes with its tag, computed when it was stored (src/graphql/persisted-hits.ts).
-    const stored = reply.getHeader('etag');
-    const etag = typeof stored === 'string' ? stored : representationETag(String(reply.getHeader('content-type')), payload);
-    done(null, notModified(reply, request.headers['if-none-match'], etag) ? '' : payload);
-  };
-  app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, async function (request, reply) {
-    if (direct && await direct.answer(request, reply, sentByPost(request.body))) return reply;
-    return handler.call(this, request, reply);
-  });
-  app.get('/graphql', { constraints: {}, onRequest: [graphqlVary, identifyCaller], onSend: graphqlETag, errorHandler }, async function (request, reply) {
-    const query = request.query as Record<string, unknown>;
-    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
-    if (wantsHtml) return sendIde(reply);
-    checkQueryText(request.url, GRAPHQL_GET_PARAMETERS, { variables: query.variables, extensions: query.extensions });
-    // Answered before Apollo only for GET: Apollo answers a HEAD (this route's too) with its 405.
-    if (request.method === 'GET') {
-      if (persistedHits && await persistedHits.answer(request, reply)) return reply;
-      if (direct && await direct.answer(request, reply, sentByGet(query))) return reply;
-    }
-    return handler.call(this, request, reply);
-  });
+  const fastPath = registerGraphqlEndpoint(app, { apollo, operations, jit: config.graphqlJit, cache, access, httpCaching, context: newContext, counted });
   await registerRestRoutes(app, {
     createLoaders: newLoaders, pages, service,
     legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },
@@ -411,7 +334,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     config, schema, feed, access, pages, browse, service, trustedDocuments, metrics,
     reads: poolReads(database.pool), statements: database.statements,
   }) : undefined;
-  return { live, app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, persistedHits, direct };
+  return { live, app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, apollo, fastPath };
 }
 
 /** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */

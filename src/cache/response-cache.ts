@@ -95,6 +95,17 @@ export interface CacheToken {
   readAt: number;
 }
 
+/** How long a request waits for an identical one already running before running itself. */
+const FOLLOW_TIMEOUT_MS = 2_000;
+
+/** How a response was found: cached, shared with an identical request running meanwhile, or read from Postgres. */
+export type Outcome = 'hit' | 'shared' | 'miss';
+
+/** What `obtain` found: a response, or the turn to produce one and `settle` it. */
+export type Obtained =
+  | { outcome: 'hit' | 'shared'; response: CachedResponse }
+  | { outcome: 'miss'; settle(response: CachedResponse | undefined): void };
+
 /** What the store holds: the response and when its read began. */
 interface StoredResponse extends CachedResponse {
   readAt?: number;
@@ -124,7 +135,8 @@ export class ResponseCache {
   private readonly store: CacheStore;
   private readonly ttlSeconds: number;
   private readonly warn: (message: string, error: unknown) => void;
-  private readonly inFlight = new Map<string, Promise<CachedResponse>>();
+  /** Misses being produced, by key: identical requests meanwhile wait for them. */
+  private readonly inFlight = new Map<string, Promise<CachedResponse | undefined>>();
   /**
    * Tags whose invalidation could not reach the store (Redis down): entries
    * showing the old data may still be there. They are retried every
@@ -244,37 +256,44 @@ export class ResponseCache {
     return false;
   }
 
-  private async read(key: string): Promise<CachedResponse | undefined> {
+  /**
+   * The entry for `key`, if one may be served, and the store's invalidation
+   * counter as the lookup found it, when it can say (a shared store reads it
+   * with the entry, in one command): a miss's read from Postgres begins after
+   * it, so it is the token's generation (see begin). `generation` is null
+   * when nothing may be stored: the cache is not usable, or the store failed.
+   */
+  private async read(key: string): Promise<{ stored?: StoredResponse; generation?: number | null }> {
     if (!this.usable) {
       if (this.feed && !this.feed.listening) this.stats.unheard++;
-      return undefined;
+      return { generation: null };
     }
     try {
       if (this.local) {
         const local = await this.readLocal(key);
-        if (local !== undefined) return local;
+        if (local !== undefined) return { stored: local };
       }
       const localGeneration = this.local?.generation;
-      const { value: raw, generation } = this.local
-        ? await this.store.getWithGeneration!(key)
-        : { value: await this.store.get(key), generation: 0 };
-      if (raw === undefined) return undefined;
+      const { value: raw, generation } = this.store.getWithGeneration
+        ? await this.store.getWithGeneration(key)
+        : { value: await this.store.get(key), generation: undefined };
+      if (raw === undefined) return { generation };
       const stored = decodeStored(raw);
-      if (stored === undefined) return undefined; // not this format (an entry of an older version): a miss
+      if (stored === undefined) return { generation }; // not this format (an entry of an older version): a miss
       if (this.predatesHeardChange(stored.readAt, stored.tags)) {
         this.stats.refused++;
-        return undefined;
+        return { generation };
       }
       if (this.local && key.length <= MAX_LOCAL_KEY_LENGTH) {
         // Unless a change was heard or an invalidation made while Redis
         // answered. Not while Redis has no counter (0): it is started for next time.
-        if (generation > 0) this.local.set(key, { stored, storeGeneration: generation, weight: localWeight(key, raw) }, stored.tags, localGeneration);
+        if (generation! > 0) this.local.set(key, { stored, storeGeneration: generation!, weight: localWeight(key, raw) }, stored.tags, localGeneration);
         else this.store.checkGeneration!().catch(() => { /* a read will say */ });
       }
-      return stored;
+      return { stored };
     } catch (error) {
       this.failed('read', error);
-      return undefined;
+      return { generation: null };
     }
   }
 
@@ -333,16 +352,22 @@ export class ResponseCache {
     this.retryTimer.unref();
   }
 
+  /** Now on the clock entries are stamped with (the feed's: shared by every instance). */
+  private now(): number {
+    return this.feed ? this.feed.now() : Date.now();
+  }
+
   /**
-   * Call before reading from Postgres; pass the token to save(). A response
-   * read while any instance invalidated something may predate that write, so
-   * the store refuses it (it is still served to this request). Undefined when
-   * the store cannot say: then nothing is stored.
+   * A token for a response about to be read from Postgres (pass it to save):
+   * a response read while any instance invalidated something may predate
+   * that write, so the store refuses it (it is still served to its request).
+   * Undefined when the store cannot say: then nothing is stored. `readAt` and
+   * `generation`: when the read began and the counter then, if the lookup
+   * knew it already (null: the lookup found the store failing or unusable).
    */
-  async begin(): Promise<CacheToken | undefined> {
-    if (!this.usable) return undefined;
-    // Stamped before the read begins (and before asking the store, which may be slow).
-    const readAt = this.feed ? this.feed.now() : Date.now();
+  private async begin(readAt: number, generation: number | null | undefined): Promise<CacheToken | undefined> {
+    if (!this.usable || generation === null) return undefined;
+    if (generation !== undefined) return { generation, readAt };
     try {
       return { generation: await this.store.generation(), readAt };
     } catch (error) {
@@ -352,26 +377,52 @@ export class ResponseCache {
   }
 
   /**
-   * A cached response counted as a hit, or undefined and not counted as a miss:
-   * for a look before the request's own lookup (src/graphql/persisted-hits.ts),
-   * which counts the miss if it is one.
+   * The cached response for `key` ('hit'), or one an identical request
+   * running meanwhile produced ('shared': single flight, so concurrent misses
+   * reach Postgres once), or the turn to produce it ('miss'): the caller
+   * reads it from Postgres and passes it to `settle` (undefined when it is
+   * not to be kept, a result with errors), which stores it and hands it to
+   * the requests waiting for it. Waiting stops after FOLLOW_TIMEOUT_MS: that
+   * request then produces its own (its `settle` stores nothing).
    */
-  async peek(key: string): Promise<CachedResponse | undefined> {
-    const cached = await this.read(key);
-    if (cached) this.stats.hits++;
-    return cached;
+  async obtain(key: string): Promise<Obtained> {
+    // Stamped before the lookup: the read from Postgres a miss leads to begins after it.
+    const readAt = this.now();
+    const found = await this.read(key);
+    if (found.stored) {
+      this.stats.hits++;
+      return { outcome: 'hit', response: found.stored };
+    }
+    this.stats.misses++;
+    const running = this.inFlight.get(key);
+    if (running) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), FOLLOW_TIMEOUT_MS); });
+      const shared = await Promise.race([running, timeout]);
+      clearTimeout(timer);
+      return shared ? { outcome: 'shared', response: shared } : { outcome: 'miss', settle: () => {} };
+    }
+    let release!: (response: CachedResponse | undefined) => void;
+    const flight = new Promise<CachedResponse | undefined>((resolve) => { release = resolve; });
+    this.inFlight.set(key, flight);
+    // Never let a lost producer hold its key.
+    const lost = setTimeout(() => { if (this.inFlight.get(key) === flight) this.inFlight.delete(key); }, FOLLOW_TIMEOUT_MS);
+    lost.unref();
+    // A counter not started yet (0) may be started by any instance meanwhile (a local tier's check does): asked again then.
+    const token = this.begin(readAt, found.generation === 0 ? undefined : found.generation);
+    return {
+      outcome: 'miss',
+      settle: (response) => {
+        clearTimeout(lost);
+        if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+        release(response);
+        if (response) void token.then((t) => this.save(key, response, t));
+      },
+    };
   }
 
-  /** A cached response, or undefined (a miss, or the store is unavailable). */
-  async lookup(key: string): Promise<CachedResponse | undefined> {
-    const cached = await this.read(key);
-    if (cached) this.stats.hits++;
-    else this.stats.misses++;
-    return cached;
-  }
-
-  /** Stores a response read after begin() returned `token`, unless a write was invalidated since. */
-  save(key: string, response: CachedResponse, token: CacheToken | undefined): void {
+  /** Stores a response read after the token was taken, unless a write was invalidated since. */
+  private save(key: string, response: CachedResponse, token: CacheToken | undefined): void {
     if (token === undefined || !this.usable) return;
     // A change heard since the read began: the response may be old; nobody would serve it.
     if (this.predatesHeardChange(token.readAt, response.tags)) return;
@@ -379,27 +430,22 @@ export class ResponseCache {
     this.store.set(key, encodeStored(stored), response.tags, this.ttlSeconds, token.generation).catch((error: unknown) => this.failed('write', error));
   }
 
-  /** The cached response for `key`, or `produce()`'s, stored for next time. */
-  async fetch(key: string, produce: () => Promise<CachedResponse>): Promise<CachedResponse & { hit: boolean }> {
-    const cached = await this.read(key);
-    if (cached) {
-      this.stats.hits++;
-      const { readAt: _readAt, ...response } = cached as StoredResponse;
-      return { ...response, hit: true };
+  /** The cached (or shared) response for `key`, or `produce()`'s, stored for next time (REST reads). */
+  async fetch(key: string, produce: () => Promise<CachedResponse>): Promise<CachedResponse & { outcome: Outcome }> {
+    const obtained = await this.obtain(key);
+    if (obtained.outcome !== 'miss') {
+      const { readAt: _readAt, ...response } = obtained.response as StoredResponse;
+      return { ...response, outcome: obtained.outcome };
     }
-    this.stats.misses++;
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      pending = this.begin().then(async (token) => {
-        const response = await produce();
-        this.save(key, response, token);
-        return response;
-      });
-      this.inFlight.set(key, pending);
-      const settled = () => { this.inFlight.delete(key); };
-      pending.then(settled, settled);
+    let response: CachedResponse;
+    try {
+      response = await produce();
+    } catch (error) {
+      obtained.settle(undefined);
+      throw error;
     }
-    return { ...(await pending), hit: false };
+    obtained.settle(response);
+    return { ...response, outcome: 'miss' };
   }
 
   /**

@@ -2,7 +2,8 @@
 // runs (an unknown, revoked or malformed key is a 401 at once, charged to the
 // address: a 429 RATE_LIMITED once that budget is spent); once the operation is
 // resolved, mutations need a key (queries too with API_KEYS_FOR_READS=required)
-// and the operation's cost (src/graphql/cost.ts, in units of RATE_LIMIT_GRAPHQL_COST_UNIT points) is taken from the caller's
+// and the operation's cost (src/graphql/cost.ts, in units of RATE_LIMIT_GRAPHQL_COST_UNIT points,
+// worked out by its prepared operation: prepared-operations.ts) is taken from the caller's
 // budget: 401 UNAUTHENTICATED or 429 RATE_LIMITED, both as GraphQL errors.
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -10,7 +11,7 @@ import { GraphQLError } from 'graphql';
 import { AddressRateLimited, type AccessControl, type Caller, isIdentifyFailure, rateLimitMessage, refusal, Unauthenticated } from '../auth/access.ts';
 import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { GraphQLContext } from './context.ts';
-import { costUnits, operationCost } from './cost.ts';
+import type { PreparedOperations } from './prepared-operations.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,11 +54,13 @@ export function graphqlCaller(access: AccessControl) {
   };
 }
 
-export function accessPlugin(access: AccessControl, costUnit: number): ApolloServerPlugin<GraphQLContext> {
+export function accessPlugin(access: AccessControl, operations: PreparedOperations): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation, document, request, operationName, schema, contextValue: { caller, prepaid }, response }) {
+        async didResolveOperation(requestContext) {
+          const { operation, contextValue, response } = requestContext;
+          const { caller, handedOver } = contextValue;
           try {
             access.require(caller, operation?.operation === 'mutation' ? 'write' : 'read');
           } catch (error) {
@@ -67,9 +70,9 @@ export function accessPlugin(access: AccessControl, costUnit: number): ApolloSer
             });
           }
           if (!access.rateLimited) return;
-          const cost = costUnits(operationCost(schema, document, request.variables, operationName), costUnit);
-          // Run first by direct-execution.ts, which took the cost already.
-          const decision = prepaid ? prepaid.decision : await access.spend(caller, cost);
+          const cost = operations.checksFor(requestContext, contextValue).units;
+          // Handed over by the fast path (fast-path.ts), which took the cost already.
+          const decision = handedOver ? handedOver.decision : await access.spend(caller, cost);
           if (!decision) return;
           for (const [name, value] of rateLimitHeaders(decision)) response.http.headers.set(name, value);
           if (decision.allowed) return;

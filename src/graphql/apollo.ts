@@ -6,7 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import type { GraphQLContext } from './context.ts';
 import { logInternalErrors, makeFormatError } from './errors.ts';
 import { httpStatusPlugin } from './http-status.ts';
-import { jitGateway } from './jit.ts';
 import { knownOperationTypes, noSubscriptionsOverHttp } from './known-operation-types.ts';
 import { responseCachePlugin } from './response-cache-plugin.ts';
 import { cacheControlPlugin } from './cache-control-plugin.ts';
@@ -19,9 +18,9 @@ import { accessPlugin } from './access-plugin.ts';
 import type { GraphQLLimits } from '../config.ts';
 import { limitsPlugin } from './limits/limits-plugin.ts';
 import type { HttpCaching } from '../http/http-caching.ts';
-import type { KnownOperations } from './known-operations.ts';
 import type { GraphQLSchema } from 'graphql';
-import type { CompiledQueries } from './jit.ts';
+import type { PreparedOperations } from './prepared-operations.ts';
+import { declared } from './fast-path.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -32,28 +31,25 @@ export interface ApolloOptions {
   trustedDocuments: Map<string, string> | undefined;
   /** API keys and rate limits. */
   access: AccessControl;
-  /** Query-cost points per rate-limit unit (config RATE_LIMIT_GRAPHQL_COST_UNIT). */
-  rateLimitCostUnit: number;
   limits: GraphQLLimits;
-  /** Largest `count`/`first`; checked with the limits, before the cost estimate. */
-  maxPageSize: number;
   introspection: boolean;
   fieldSuggestions: boolean;
   /** Browser and CDN caching of GET answers. */
   httpCaching: HttpCaching;
   /** Serve the schema as a Federation 2 subgraph (docs/federation.md). */
   federation: boolean;
-  /** The catalogue schema (src/graphql/federation/subgraph-schema.ts) and, with graphql-jit, its compiled queries. */
+  /** The catalogue schema (src/graphql/federation/subgraph-schema.ts). */
   schema: GraphQLSchema;
-  compiled: CompiledQueries | undefined;
-  /** Queries answered before Apollo runs (persisted-hits.ts, direct-execution.ts): its plugin learns which qualify. */
-  known: KnownOperations;
+  /** Execute with graphql-jit's compiled queries (GRAPHQL_JIT=on), else graphql-js. */
+  jit: boolean;
+  /** What every request of an operation needs, worked out once (prepared-operations.ts); the fast path answers from it too. */
+  operations: PreparedOperations;
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
-  const { schema } = options;
+  const { schema, operations } = options;
   return new ApolloServer<GraphQLContext>({
-    ...(options.compiled ? { gateway: jitGateway(schema, options.compiled) } : { schema }),
+    ...(options.jit ? { gateway: options.operations.jitGateway() } : { schema }),
     // The API has no cookie-based auth, and GET can never run a mutation, so
     // CSRF preflight enforcement would only break plain `curl` GETs.
     csrfPrevention: false,
@@ -75,26 +71,27 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     // constructor options; graphql-js's rule says plainly that it is disabled.
     introspection: true,
     validationRules: [knownOperationTypes, noSubscriptionsOverHttp, ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])],
+    // Each declared with what the fast path does in its place (fast-path.ts).
     plugins: [
-      operationRecordPlugin<GraphQLContext>(),
-      ApolloServerPluginLandingPageDisabled(),
+      declared('operationRecord', operationRecordPlugin<GraphQLContext>()),
+      declared('landingPageDisabled', ApolloServerPluginLandingPageDisabled()),
       // Apollo's own cache-control plugin works per resolved field, which the
       // graphql-jit executor bypasses; ours reads the same SDL hints per document.
-      ApolloServerPluginCacheControlDisabled(),
+      declared('cacheControlDisabled', ApolloServerPluginCacheControlDisabled()),
       // Apollo adds federated tracing (ftv1) to a subgraph schema (FEDERATION=on):
       // per-field timings for whoever asks, from resolver hooks graphql-jit
       // bypasses. The catalogue has its own metrics (docs/operations.md).
-      ApolloServerPluginInlineTraceDisabled(),
-      cacheControlPlugin(schema, options.httpCaching),
-      ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
+      declared('inlineTraceDisabled', ApolloServerPluginInlineTraceDisabled()),
+      declared('cacheControl', cacheControlPlugin(operations, options.httpCaching)),
+      ...(options.trustedDocuments ? [declared('trustedDocuments', trustedDocumentsPlugin(options.trustedDocuments))] : []),
       // After trusted documents: an operation that may not run at all is told so first.
-      limitsPlugin(options.limits, options.maxPageSize),
-      accessPlugin(options.access, options.rateLimitCostUnit),
-      // Before the response cache: it remembers operations that passed the limits and access.
-      options.known.plugin(schema),
-      logInternalErrors((details, message) => app.log.error(details, message)),
-      httpStatusPlugin(),
-      ...(options.cache ? [responseCachePlugin(options.cache)] : []),
+      declared('limits', limitsPlugin(options.limits, operations)),
+      declared('access', accessPlugin(options.access, operations)),
+      // Before the response cache: it marks operations that passed the limits and access.
+      declared('learning', operations.learningPlugin()),
+      declared('internalErrors', logInternalErrors((details, message) => app.log.error(details, message))),
+      declared('httpStatus', httpStatusPlugin()),
+      ...(options.cache ? [declared('responseCache', responseCachePlugin(options.cache, operations))] : []),
     ],
   });
 }

@@ -28,8 +28,12 @@ export interface GraphQLContext {
   caller: Caller;
   /** The request's Idempotency-Key header, as sent (createProduct checks it). */
   idempotencyKeyHeader: string | string[] | undefined;
-  /** Set when direct-execution.ts ran the operation and hands it to Apollo: what it already took from the caller's budget (undefined: no budget). */
-  prepaid?: { decision: RateLimitDecision | undefined };
+  /**
+   * Set when the fast path (fast-path.ts) hands the request to Apollo: what it
+   * already took from the caller's budget (undefined: no budget), and whether
+   * it already asked the response cache (a miss) for it.
+   */
+  handedOver?: { decision: RateLimitDecision | undefined; cacheAsked: boolean };
   /** The tags of a response served from the response cache (its loaders read nothing). */
   servedTags?: readonly string[];
 }

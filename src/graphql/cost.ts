@@ -21,11 +21,13 @@
 // a product's paged lists (`styles(first:)`, `related(first:)`) the smaller of the two.
 import {
   type DocumentNode, type FieldNode, type GraphQLField, type GraphQLNamedType, type GraphQLSchema, Kind,
-  type SelectionSetNode, TypeMetaFieldDef, type ValueNode, getArgumentValues, getNamedType, getNullableType, getOperationAST,
+  type OperationDefinitionNode, type SelectionSetNode, TypeMetaFieldDef, type ValueNode, getArgumentValues, getNamedType, getNullableType, getOperationAST,
+  getVariableValues,
   isListType, isObjectType, isInterfaceType,
 } from 'graphql';
-import { type Variables, operationVariables } from './operation-variables.ts';
 import { fragmentsByName } from './fragments.ts';
+
+type Variables = Record<string, unknown>;
 
 export const OBJECT_COST = 2;
 export const SCALAR_COST = 1;
@@ -121,13 +123,6 @@ export const UNKNOWN_LIST_SIZE = 10;
 /** Introspection's schema query is free, as in graphql-armor (it is refused outright where introspection is off). */
 const FREE_FIELD = '__schema';
 
-/**
- * Costs that no variable can change (no list size comes from one), by schema,
- * document and operation name. Apollo hands every request for an already seen
- * query the same parsed document, so a repeated query is costed once.
- */
-const fixedCosts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, number>>>();
-
 function containsVariable(value: ValueNode): boolean {
   if (value.kind === Kind.VARIABLE) return true;
   if (value.kind === Kind.LIST) return value.values.some(containsVariable);
@@ -160,24 +155,20 @@ export function costUnits(cost: number, unit: number): number {
   return Math.max(1, Math.ceil(cost / unit));
 }
 
-/** The operation's cost when it does not depend on the variables and was computed already; undefined otherwise. */
-export function knownFixedCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): number | undefined {
-  return fixedCosts.get(schema)?.get(document)?.get(operationName ?? '');
-}
-
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): number {
-  const known = fixedCosts.get(schema)?.get(document)?.get(operationName ?? '');
-  if (known !== undefined) return known;
-  const operation = getOperationAST(document, operationName);
-  const root = operation ? schema.getRootType(operation.operation) : undefined;
-  if (!operation || !root) return 0;
-  let values: Variables | undefined;
+/**
+ * The cost of `operation` (of `document`) with these variables, and whether
+ * any list size in it came from a variable (when none did, the cost is the
+ * same whatever the variables: src/graphql/prepared-operations.ts keeps it).
+ * `variables` are the coerced values (defaults applied).
+ */
+export function costOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Variables): { cost: number; variableSized: boolean } {
+  const root = schema.getRootType(operation.operation);
+  if (!root) return { cost: 0, variableSized: false };
   let variableSized = false;
   const sizeOf = (field: GraphQLField<unknown, unknown>, node: FieldNode, argument: string): number | undefined => {
     const given = node.arguments?.find((a) => a.name.value === argument);
     if (given && containsVariable(given.value)) variableSized = true;
-    values ??= operationVariables(schema, operation, variables);
-    return argumentSize(field, node, values, argument);
+    return argumentSize(field, node, variables, argument);
   };
   const fragments = fragmentsByName(document);
   // A fragment costs the same at every spread with the same handed size: computed once.
@@ -226,12 +217,18 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
   }
 
   const cost = Math.ceil(OBJECT_COST + DEPTH_COST_FACTOR * selectionsCost(root, operation.selectionSet, undefined));
-  if (!variableSized) {
-    let byDocument = fixedCosts.get(schema);
-    if (!byDocument) fixedCosts.set(schema, byDocument = new WeakMap());
-    let byName = byDocument.get(document);
-    if (!byName) byDocument.set(document, byName = new Map());
-    byName.set(operationName ?? '', cost);
-  }
-  return cost;
+  return { cost, variableSized };
+}
+
+/**
+ * The cost of an operation of `document` with these variables as sent (coerced
+ * first; values that do not coerce are read as sent: execution refuses such a
+ * request with its own error, so nothing estimated from them is acted on
+ * beyond refusing earlier).
+ */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): number {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return 0;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 }).coerced;
+  return costOf(schema, document, operation, coerced ?? variables ?? {}).cost;
 }

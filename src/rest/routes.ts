@@ -124,8 +124,8 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
         throw error;
       }
     };
-    const response = cache ? await cache.fetch(`rest:${request.url}`, run) : { ...(await run()), hit: undefined };
-    if (response.hit !== undefined) reply.header('x-cache', response.hit ? 'hit' : 'miss');
+    const response = cache ? await cache.fetch(`rest:${request.url}`, run) : { ...(await run()), outcome: undefined };
+    if (response.outcome !== undefined) reply.header('x-cache', response.outcome);
     deps.httpCaching.readHeaders(reply, { tags: response.tags, hintSeconds: deps.hintSeconds[read] });
     if (response.status === 200 && response.etag && notModified(reply, request.headers['if-none-match'], response.etag)) return reply.send();
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);

@@ -1,16 +1,37 @@
 // ResponseCache across instances: a response read from Postgres before a
 // write that another instance invalidates is never stored afterwards; with a
 // change feed, an entry read before a change the instance heard of is never
-// served, wherever it is stored.
+// served, wherever it is stored. A miss's token is what its own lookup read
+// (no second store command).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/cache/memory-store.ts';
 import { RedisStore } from '../../src/cache/redis-store.ts';
-import { HEARD_MARGIN_MS, ResponseCache } from '../../src/cache/response-cache.ts';
+import { type CachedResponse, HEARD_MARGIN_MS, ResponseCache } from '../../src/cache/response-cache.ts';
 import type { CacheStore } from '../../src/cache/store.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 const quiet = () => {};
 const response = { status: 200, body: '{"old":true}', tags: ['p:1'] };
+
+/** A lookup alone: the entry, or undefined (the turn to produce it given back unused). */
+async function lookup(cache: ResponseCache, key: string): Promise<CachedResponse | undefined> {
+  const found = await cache.obtain(key);
+  if (found.outcome !== 'miss') return found.response;
+  found.settle(undefined);
+  return undefined;
+}
+
+/** A miss: the turn to produce `key`'s response, as a request gets it before reading Postgres. */
+async function miss(cache: ResponseCache, key: string): Promise<(value: CachedResponse | undefined) => void> {
+  const found = await cache.obtain(key);
+  if (found.outcome !== 'miss') throw new Error(`${key} is cached already`);
+  return found.settle;
+}
+
+/** A miss produced at once: `value` read from Postgres after the lookup, and stored. */
+async function produce(cache: ResponseCache, key: string, value: CachedResponse = response): Promise<void> {
+  (await miss(cache, key))(value);
+}
 
 /** A feed whose clock and connection the test sets. */
 class FakeFeed {
@@ -24,7 +45,9 @@ class FakeFeed {
  * empties at once), over `memory`: counts entry reads, and holds their
  * answers back while `held` is pending.
  */
-function sharedStore(memory: MemoryStore, counts = { gets: 0 }, held: () => Promise<void> | undefined = () => undefined): CacheStore {
+function sharedStore(memory: MemoryStore, counts = { gets: 0, generations: 0 }, held: () => Promise<void> | undefined = () => undefined): CacheStore {
+  // The counter as Redis keeps it: never 0 once started (here: from the start).
+  const OFFSET = 1_000;
   return {
     kind: 'redis',
     get: async (key) => {
@@ -33,16 +56,18 @@ function sharedStore(memory: MemoryStore, counts = { gets: 0 }, held: () => Prom
       await held();
       return value;
     },
-    // The counter as Redis keeps it: never 0 once started (here: from the start).
     getWithGeneration: async (key) => {
       counts.gets++;
       const [value, generation] = [await memory.get(key), await memory.generation()];
       await held();
-      return { value, generation: generation + 1_000 };
+      return { value, generation: generation + OFFSET };
     },
-    checkGeneration: async () => (await memory.generation()) + 1_000,
-    generation: () => memory.generation(),
-    set: (...args) => memory.set(...args),
+    checkGeneration: async () => (await memory.generation()) + OFFSET,
+    generation: async () => {
+      counts.generations++;
+      return (await memory.generation()) + OFFSET;
+    },
+    set: (key, value, tags, ttl, ifGeneration) => memory.set(key, value, tags, ttl, ifGeneration === undefined ? undefined : ifGeneration - OFFSET),
     counter: (name) => memory.counter(name),
     bump: (name) => memory.bump(name),
     invalidate: (tags) => memory.invalidate(tags),
@@ -53,15 +78,33 @@ function sharedStore(memory: MemoryStore, counts = { gets: 0 }, held: () => Prom
 describe('response cache generations', () => {
   it('in-process: an invalidation between the read and the store keeps the old response out', async () => {
     const cache = new ResponseCache(new MemoryStore(), { ttlSeconds: 60, warn: quiet });
-    const token = await cache.begin();
+    const settle = await miss(cache, 'k');
     await cache.invalidate(['p:1']);
-    cache.save('k', response, token);
+    settle(response);
     await new Promise((r) => setTimeout(r, 20));
-    expect(await cache.lookup('k')).toBeUndefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
     // With no invalidation in between, it is stored.
-    cache.save('k', response, await cache.begin());
+    await produce(cache, 'k');
     await new Promise((r) => setTimeout(r, 20));
-    expect(await cache.lookup('k')).toBeDefined();
+    expect(await lookup(cache, 'k')).toBeDefined();
+  });
+
+  it('single flight: identical misses meanwhile share the first one\'s response; one it does not keep, each produces its own', async () => {
+    const cache = new ResponseCache(new MemoryStore(), { ttlSeconds: 60, warn: quiet });
+    const first = await miss(cache, 'k');
+    const waiting = [cache.obtain('k'), cache.obtain('k')];
+    await new Promise((r) => setImmediate(r)); // both are waiting for the first
+    first(response);
+    for (const found of await Promise.all(waiting)) expect(found).toEqual({ outcome: 'shared', response });
+    const second = await miss(cache, 'other');
+    const follower = cache.obtain('other');
+    await new Promise((r) => setImmediate(r));
+    second(undefined); // a result with errors: nothing to share or keep
+    const own = await follower;
+    expect(own.outcome).toBe('miss');
+    if (own.outcome === 'miss') own.settle(undefined);
+    expect(await lookup(cache, 'other')).toBeUndefined();
+    expect(cache.stats).toMatchObject({ hits: 0, misses: 6 });
   });
 
   describe.skipIf(!redisAvailable())('shared Redis', () => {
@@ -79,15 +122,15 @@ describe('response cache generations', () => {
       const cache = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed: { listening: true, now: () => Date.now() }, localBytes: 1 << 20 });
       try {
         for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
-        cache.save('k', response, await cache.begin());
+        await produce(cache, 'k');
         await new Promise((r) => setTimeout(r, 50));
         // No counter in Redis yet: fetched, not kept, and the counter started.
-        expect(await cache.lookup('k')).toBeDefined();
+        expect(await lookup(cache, 'k')).toBeDefined();
         expect(cache.stats.local?.entries).toBe(0);
         await new Promise((r) => setTimeout(r, 50));
         expect(Number(await store.client.get(`${prefix}generation`))).toBeGreaterThan(Date.now() * 1_000 - 60_000_000);
-        expect(await cache.lookup('k')).toBeDefined();
-        expect(await cache.lookup('k')).toBeDefined();
+        expect(await lookup(cache, 'k')).toBeDefined();
+        expect(await lookup(cache, 'k')).toBeDefined();
         expect(cache.stats).toMatchObject({ localHits: 1, local: { entries: 1 } });
         await store.client.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'no').catch(() => {}); // its own connection too
         for (let i = 0; i < 100 && cache.stats.local?.entries !== 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -106,17 +149,17 @@ describe('response cache generations', () => {
         for (let i = 0; i < 100 && (store.client.status !== 'ready' || writer.client.status !== 'ready'); i++) await new Promise((r) => setTimeout(r, 20));
         await writer.invalidate(['p:9']);
         const before = await writer.generation();
-        cache.save('k', response, await cache.begin());
+        await produce(cache, 'k');
         await new Promise((r) => setTimeout(r, 50));
-        await cache.lookup('k');
-        expect(await cache.lookup('k')).toBeDefined();
+        await lookup(cache, 'k');
+        expect(await lookup(cache, 'k')).toBeDefined();
         expect(cache.stats.localHits).toBe(1);
         await writer.client.flushall();
         // Every write since the flush, as many as before it: the counter never shows the entry's value again.
         for (let i = 0; i < 3; i++) {
           await writer.invalidate(['p:1']);
           expect(await writer.generation()).toBeGreaterThan(before);
-          expect(await cache.lookup('k')).toBeUndefined();
+          expect(await lookup(cache, 'k')).toBeUndefined();
         }
         expect(cache.stats.localHits).toBe(1);
       } finally {
@@ -135,15 +178,15 @@ describe('response cache generations', () => {
           const client = cache.redisClient!;
           for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
         }
-        const token = await b.begin();           // B starts reading product 1 from Postgres
+        const settle = await miss(b, 'k');      // B misses and starts reading product 1 from Postgres
         await a.invalidate(['p:1']);             // A commits a write to product 1 and invalidates
-        b.save('k', response, token);            // B's (old) result arrives afterwards
+        settle(response);                        // B's (old) result arrives afterwards
         await new Promise((r) => setTimeout(r, 50));
-        expect(await b.lookup('k')).toBeUndefined();
-        expect(await a.lookup('k')).toBeUndefined();
-        b.save('k', response, await b.begin());
+        expect(await lookup(b, 'k')).toBeUndefined();
+        expect(await lookup(a, 'k')).toBeUndefined();
+        await produce(b, 'k');
         await new Promise((r) => setTimeout(r, 50));
-        expect(await a.lookup('k')).toBeDefined();
+        expect(await lookup(a, 'k')).toBeDefined();
       } finally {
         await a.close();
         await b.close();
@@ -165,179 +208,198 @@ describe('response cache with a change feed', () => {
 
   it('does not serve an entry read before a change it heard of, though the store still has it; serves one read after', async () => {
     const { feed, reader } = await setup();
-    reader.save('k', response, await reader.begin());
-    reader.save('other', { ...response, tags: ['p:2'] }, await reader.begin());
+    await produce(reader, 'k', response);
+    await produce(reader, 'other', { ...response, tags: ['p:2'] });
     await settle();
-    expect(await reader.lookup('k')).toBeDefined();
+    expect(await lookup(reader, 'k')).toBeDefined();
     feed.time += 1_000;
     reader.heard(['p:1']); // a write to product 1 committed; its invalidation never reached the store
-    expect(await reader.lookup('k')).toBeUndefined();
+    expect(await lookup(reader, 'k')).toBeUndefined();
     expect(reader.stats.refused).toBe(1);
-    expect(await reader.lookup('other')).toBeDefined();
+    expect(await lookup(reader, 'other')).toBeDefined();
     // A read that began within the clock margin of the change is not stored (nobody would serve it) ...
     feed.time += HEARD_MARGIN_MS - 1;
-    reader.save('k', { ...response, body: '{"new":true}' }, await reader.begin());
+    await produce(reader, 'k', { ...response, body: '{"new":true}' });
     await settle();
-    expect(await reader.lookup('k')).toBeUndefined();
+    expect(await lookup(reader, 'k')).toBeUndefined();
     // ... one that began after it is.
     feed.time += 2;
-    reader.save('k', { ...response, body: '{"new":true}' }, await reader.begin());
+    await produce(reader, 'k', { ...response, body: '{"new":true}' });
     await settle();
-    expect((await reader.lookup('k'))?.body).toBe('{"new":true}');
+    expect((await lookup(reader, 'k'))?.body).toBe('{"new":true}');
   });
 
   it('a change heard while a read was running: its response is not stored', async () => {
     const { feed, reader } = await setup();
-    const token = await reader.begin();
+    const produced = await miss(reader, 'k');
     feed.time += 10;
     reader.heard(['p:1']);
     feed.time += 1_000;
-    reader.save('k', response, token);
+    produced(response);
     await settle();
-    expect(await reader.lookup('k')).toBeUndefined();
+    expect(await lookup(reader, 'k')).toBeUndefined();
   });
 
   it('serves and stores nothing while the feed is not listening, and nothing read before it listened again', async () => {
     const { feed, reader } = await setup();
-    reader.save('k', response, await reader.begin());
+    await produce(reader, 'k');
     await settle();
     feed.listening = false;
-    expect(await reader.lookup('k')).toBeUndefined();
-    expect(await reader.begin()).toBeUndefined();
-    expect(reader.stats.unheard).toBe(1);
+    expect(await lookup(reader, 'k')).toBeUndefined();
+    await produce(reader, 'meanwhile');
+    await settle();
+    expect(reader.stats.unheard).toBe(2);
     expect(reader.stats.changeFeed).toBe('reconnecting');
+    feed.listening = true;
+    expect(await lookup(reader, 'meanwhile')).toBeUndefined();
+    feed.listening = false;
     feed.time += 1_000;
     reader.heardEverything();
     feed.listening = true;
     expect(reader.stats.changeFeed).toBe('listening');
-    expect(await reader.lookup('k')).toBeUndefined();
+    expect(await lookup(reader, 'k')).toBeUndefined();
   });
 
   it('forgets heard changes after the TTL, when every entry read before them is too old to serve anyway', async () => {
     const { feed, reader } = await setup();
-    const old = await reader.begin();
+    const old = await miss(reader, 'k');
     feed.time += 61_000;
-    reader.save('k', response, old);
+    old(response);
     await settle();
-    expect(await reader.lookup('k')).toBeUndefined();
+    expect(await lookup(reader, 'k')).toBeUndefined();
   });
 });
 
 describe('local tier in front of a shared store', () => {
+  const settle = () => new Promise((r) => setTimeout(r, 5));
   /** A shared store (as Redis) that counts reads and can hold one back. */
   const setup = (localBytes = 1 << 20) => {
     const feed = new FakeFeed();
     const memory = new MemoryStore();
-    const counts = { gets: 0 };
+    const counts = { gets: 0, generations: 0 };
     let held: Promise<void> | undefined;
     const store = sharedStore(memory, counts, () => held);
     const cache = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed, localBytes });
+    // Entries are stored by another instance sharing the store (its reads are not counted).
+    const writer = new ResponseCache(sharedStore(memory), { ttlSeconds: 60, warn: quiet, feed });
+    const stored = async (key: string, value = response) => {
+      await produce(writer, key, value);
+      await settle();
+    };
     const hold = () => {
       let release!: () => void;
       held = new Promise((r) => { release = r; });
       return () => { held = undefined; release(); };
     };
-    return { feed, cache, counts, memory, hold };
-  };
-  const settle = () => new Promise((r) => setTimeout(r, 5));
-  const stored = async (cache: ResponseCache, key: string, value = response) => {
-    cache.save(key, value, await cache.begin());
-    await settle();
+    return { feed, cache, counts, memory, hold, stored };
   };
 
+  it('a miss asks the store once: the counter its lookup read is its token, and a write meanwhile keeps its response out', async () => {
+    const { cache, counts, memory } = setup();
+    const settle = await miss(cache, 'k');
+    expect(counts).toEqual({ gets: 1, generations: 0 });
+    await memory.invalidate(['p:9']); // another instance's write while this miss reads Postgres
+    settle(response);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await lookup(cache, 'k')).toBeUndefined();
+    await produce(cache, 'k');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await lookup(cache, 'k')).toBeDefined();
+  });
+
   it('a second hit is answered locally, without asking the store', async () => {
-    const { cache, counts } = setup();
-    await stored(cache, 'k');
-    expect((await cache.lookup('k'))?.body).toBe(response.body);
+    const { cache, counts, stored } = setup();
+    await stored('k');
+    expect((await lookup(cache, 'k'))?.body).toBe(response.body);
     expect(counts.gets).toBe(1);
-    expect((await cache.lookup('k'))?.body).toBe(response.body);
-    expect((await cache.fetch('k', async () => { throw new Error('not read'); })).hit).toBe(true);
+    expect((await lookup(cache, 'k'))?.body).toBe(response.body);
+    expect((await cache.fetch('k', async () => { throw new Error('not read'); })).outcome).toBe('hit');
     expect(counts.gets).toBe(1);
     expect(cache.stats).toMatchObject({ hits: 3, localHits: 2, local: { entries: 1 } });
   });
 
   it('another instance\'s invalidation, not heard yet: its entries are not served locally (the store\'s counter moved); the others are fetched again once', async () => {
-    const { cache, counts, memory } = setup();
-    await stored(cache, 'k');
-    await stored(cache, 'other', { ...response, tags: ['p:2'] });
-    for (const key of ['k', 'other']) await cache.lookup(key);
-    expect(await cache.lookup('k')).toBeDefined();
+    const { cache, counts, memory, stored } = setup();
+    await stored('k');
+    await stored('other', { ...response, tags: ['p:2'] });
+    for (const key of ['k', 'other']) await lookup(cache, key);
+    expect(await lookup(cache, 'k')).toBeDefined();
     expect(cache.stats.localHits).toBe(1);
     await memory.invalidate(['p:1']); // another instance's write, acknowledged; its notification not here yet
-    expect(await cache.lookup('k')).toBeUndefined();
-    expect(await cache.lookup('other')).toBeDefined();
-    expect(await cache.lookup('other')).toBeDefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
+    expect(await lookup(cache, 'other')).toBeDefined();
+    expect(await lookup(cache, 'other')).toBeDefined();
     expect(counts.gets).toBe(4);
     expect(cache.stats.localHits).toBe(2);
   });
 
   it('the store not answering the turn\'s check: no local hit, counted as a store error', async () => {
-    const { cache, memory } = setup();
-    await stored(cache, 'k');
-    await cache.lookup('k');
+    const { cache, memory, stored } = setup();
+    await stored('k');
+    await lookup(cache, 'k');
     memory.generation = async () => { throw new Error('Redis down'); };
-    expect(await cache.lookup('k')).toBeUndefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
     expect(cache.stats.errors).toBe(1);
   });
 
   it('a heard change drops the local copy, and the store\'s old entry is refused', async () => {
-    const { feed, cache, counts } = setup();
-    await stored(cache, 'k');
-    await stored(cache, 'other', { ...response, tags: ['p:2'] });
-    await cache.lookup('k');
-    await cache.lookup('other');
+    const { feed, cache, counts, stored } = setup();
+    await stored('k');
+    await stored('other', { ...response, tags: ['p:2'] });
+    await lookup(cache, 'k');
+    await lookup(cache, 'other');
     feed.time += 1_000;
     cache.heard(['p:1']);
     expect(cache.stats.local?.entries).toBe(1);
-    expect(await cache.lookup('k')).toBeUndefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
     expect(cache.stats.refused).toBe(1);
     expect(counts.gets).toBe(3);
-    expect(await cache.lookup('other')).toBeDefined();
+    expect(await lookup(cache, 'other')).toBeDefined();
     expect(counts.gets).toBe(3);
   });
 
   it('its own invalidation drops the local copy at once, before the feed tells it', async () => {
-    const { cache, counts } = setup();
-    await stored(cache, 'k');
-    await cache.lookup('k');
+    const { cache, counts, stored } = setup();
+    await stored('k');
+    await lookup(cache, 'k');
     await cache.invalidate(['p:1']);
-    expect(await cache.lookup('k')).toBeUndefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
     expect(counts.gets).toBe(2);
     expect(cache.stats.localHits).toBe(0);
   });
 
   it('nothing is read, locally or not, while its own invalidation has not reached the store', async () => {
-    const { cache, counts, memory } = setup();
-    await stored(cache, 'k');
-    await cache.lookup('k');
+    const { cache, counts, memory, stored } = setup();
+    await stored('k');
+    await lookup(cache, 'k');
     memory.invalidate = async () => { throw new Error('Redis down'); };
     await cache.invalidate(['p:1']);
     // Nothing is read while the invalidation is pending, locally or not.
-    expect(await cache.lookup('k')).toBeUndefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
     expect(cache.stats.localHits).toBe(0);
     expect(counts.gets).toBe(1);
     await cache.close();
   });
 
   it('an entry the store returns after an invalidation began is served to that request but not kept', async () => {
-    const { cache, counts, hold } = setup();
-    await stored(cache, 'k');
+    const { cache, counts, hold, stored } = setup();
+    await stored('k');
     const release = hold();
-    const reading = cache.lookup('k');      // the store's answer is on its way (the old entry)
+    const reading = lookup(cache, 'k');      // the store's answer is on its way (the old entry)
     await new Promise((r) => setImmediate(r));
     expect(counts.gets).toBe(1);
     await cache.invalidate(['p:1']);        // meanwhile a write through this instance
     release();
     expect((await reading)?.body).toBe(response.body);
-    expect(await cache.lookup('k')).toBeUndefined(); // asked the store again: gone there
+    expect(await lookup(cache, 'k')).toBeUndefined(); // asked the store again: gone there
     expect(counts.gets).toBe(2);
   });
 
   it('a change heard while a local hit waits for the end of its turn: not served', async () => {
-    const { feed, cache } = setup();
-    await stored(cache, 'k');
-    await cache.lookup('k');
-    const hit = cache.lookup('k');
+    const { feed, cache, stored } = setup();
+    await stored('k');
+    await lookup(cache, 'k');
+    const hit = lookup(cache, 'k');
     feed.time += 1_000;
     cache.heard(['p:1']);
     expect(await hit).toBeUndefined();
@@ -345,47 +407,47 @@ describe('local tier in front of a shared store', () => {
   });
 
   it('a reconnected feed drops every local copy; nothing is served locally while it is not listening', async () => {
-    const { feed, cache, counts } = setup();
-    await stored(cache, 'k');
-    await cache.lookup('k');
+    const { feed, cache, counts, stored } = setup();
+    await stored('k');
+    await lookup(cache, 'k');
     feed.listening = false;
-    expect(await cache.lookup('k')).toBeUndefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
     feed.time += 1_000;
     cache.heardEverything();
     feed.listening = true;
     expect(cache.stats.local).toEqual({ entries: 0, bytes: 0 });
-    expect(await cache.lookup('k')).toBeUndefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
     expect(counts.gets).toBe(2);
   });
 
   it('a local copy is not served beyond the TTL of its read', async () => {
-    const { feed, cache, counts } = setup();
-    await stored(cache, 'k');
-    await cache.lookup('k');
+    const { feed, cache, counts, stored } = setup();
+    await stored('k');
+    await lookup(cache, 'k');
     feed.time += 61_000;
-    expect(await cache.lookup('k')).toBeUndefined();
+    expect(await lookup(cache, 'k')).toBeUndefined();
     expect(counts.gets).toBe(2);
     expect(cache.stats.local?.entries).toBe(0);
   });
 
   it('holds at most its size, dropping the least recently used; weighs the entry as V8 keeps it, and its key', async () => {
     const body = 'x'.repeat(1_000);
-    const { cache, memory } = setup(3_000); // two entries of about 1,300 bytes, not three
+    const { cache, memory, stored } = setup(3_000); // two entries of about 1,300 bytes, not three
     for (const key of ['a', 'b', 'c']) {
-      await stored(cache, key, { ...response, body });
-      await cache.lookup(key);
+      await stored(key, { ...response, body });
+      await lookup(cache, key);
     }
     const raw = (await memory.get('c'))!;
     expect(cache.stats.local).toEqual({ entries: 2, bytes: 2 * (raw.length + 1 + 256) });
     // Two characters of Greek: the whole entry takes two bytes a character.
-    const { cache: greek, memory: greekMemory } = setup(1 << 20);
-    await stored(greek, 'g', { ...response, body: 'Ωμ' });
-    await greek.lookup('g');
+    const { cache: greek, memory: greekMemory, stored: greekStored } = setup(1 << 20);
+    await greekStored('g', { ...response, body: 'Ωμ' });
+    await lookup(greek, 'g');
     expect(greek.stats.local?.bytes).toBe(2 * (await greekMemory.get('g'))!.length + 1 + 256);
     // A key longer than 2,048 characters is not kept locally (padded URLs or variables).
     const long = `k${'x'.repeat(2_048)}`;
-    await stored(greek, long);
-    await greek.lookup(long);
+    await greekStored(long);
+    await lookup(greek, long);
     expect(greek.stats.local?.entries).toBe(1);
   });
 

@@ -11,7 +11,7 @@ import { ApolloClient, gql, HttpLink, InMemoryCache, type TypedDocumentNode } fr
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
-import { sentByGet } from '../../src/graphql/sent-operation.ts';
+import { sentByGet } from '../../src/graphql/fast-path.ts';
 
 /** One HTTP request an Apollo Client sent, with what came back. */
 interface SentRequest {
@@ -288,7 +288,7 @@ describe('Apollo Client with InMemoryCache against the API', () => {
       expect(hashed.method).toBe('GET');
       expect(hashed.query).toBeUndefined();
       expect(hashed.extensions?.persistedQuery?.sha256Hash).toBe(hash);
-      // The early hit reads this client's spelling of `extensions` without parsing it (src/graphql/sent-operation.ts).
+      // The early hit reads this client's spelling of `extensions` without parsing it (src/graphql/fast-path.ts).
       const parse = vi.spyOn(JSON, 'parse');
       try {
         expect(sentByGet({ extensions: hashed.extensionsText })?.hash).toBe(hash);

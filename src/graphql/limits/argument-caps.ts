@@ -18,8 +18,9 @@ import { LIST_SIZES } from '../cost.ts';
 import { aboveMaximum, fromValidationError, tooManyEntries } from '../errors.ts';
 import { ARGUMENT_CHECKS } from '../argument-checks.ts';
 import { ValidationError } from '../../catalog/validation.ts';
-import { type Variables, coercedVariables } from '../operation-variables.ts';
 import { fragmentsByName } from '../fragments.ts';
+
+type Variables = Record<string, unknown>;
 
 export interface ArgumentCaps {
   maxPageSize: number;
@@ -99,30 +100,26 @@ function argumentError(parent: GraphQLNamedType, field: GraphQLField<unknown, un
   return undefined;
 }
 
-/**
- * Operations that pass no capped argument at all (most: `product(id: $id)`), by
- * schema; Apollo reuses the parsed document of a repeated query, so those are
- * walked once.
- */
-const uncapped = new WeakMap<GraphQLSchema, WeakSet<OperationDefinitionNode>>();
-
-/** True when the operation was checked and passes no capped argument, whatever its variables. */
-export function knownUncapped(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
-  return uncapped.get(schema)?.has(operation) ?? false;
-}
-
 function notCoercible(): never {
   throw new Error('variables do not coerce');
 }
 
-/** The first argument of the operation over its cap, as a 400 error; undefined when all are within. */
-export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, sent: Variables | null | undefined, caps: ArgumentCaps): GraphQLError | undefined {
-  if (uncapped.get(schema)?.has(operation)) return undefined;
-  let coerced: Variables | undefined;
-  // Variables that do not coerce are not checked here (the throw is caught
-  // below): execution refuses them with its own error, and the value checks
-  // expect coerced values (`sizes: [null]` reached them as a TypeError, a 500).
-  const variables = () => (coerced ??= coercedVariables(schema, operation, sent) ?? notCoercible());
+/**
+ * The first argument of the operation over its cap, as a 400 error (undefined
+ * when all are within), and whether any argument was read at all: when none
+ * was, no variables can ever make the operation go over a cap
+ * (src/graphql/prepared-operations.ts remembers that and asks no more).
+ * `coerced`: the operation's coerced variables, undefined when they do not
+ * coerce; then nothing is checked here (execution refuses them with its own
+ * error, and the value checks expect coerced values: `sizes: [null]` reached
+ * them as a TypeError, a 500).
+ */
+export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, coerced: Variables | undefined, caps: ArgumentCaps): { error: GraphQLError | undefined; readArguments: boolean } {
+  let readArguments = false;
+  const variables = () => {
+    readArguments = true;
+    return coerced ?? notCoercible();
+  };
   const fragments = fragmentsByName(document);
   const checked = new Set<string>();
 
@@ -148,11 +145,5 @@ export function argumentCapError(schema: GraphQLSchema, document: DocumentNode, 
   }
 
   const error = check(schema.getRootType(operation.operation) ?? undefined, operation.selectionSet);
-  if (coerced === undefined) {
-    // No argument was read: none is capped, whatever the variables.
-    let known = uncapped.get(schema);
-    if (!known) uncapped.set(schema, known = new WeakSet());
-    known.add(operation);
-  }
-  return error;
+  return { error, readArguments };
 }

@@ -24,19 +24,8 @@ const NOTHING: OperationShape = { depth: 0, aliases: 0, directives: 0 };
  */
 const UNMEASURED_DEPTH = '__schema';
 
-/**
- * By operation node: Apollo hands every request for an already seen query the
- * same parsed document, so a repeated query is measured once.
- */
-const shapes = new WeakMap<OperationDefinitionNode, OperationShape>();
-
+/** Measured once per operation: src/graphql/prepared-operations.ts keeps the shape. */
 export function operationShape(document: DocumentNode, operation: OperationDefinitionNode): OperationShape {
-  let shape = shapes.get(operation);
-  if (!shape) shapes.set(operation, shape = measure(document, operation));
-  return shape;
-}
-
-function measure(document: DocumentNode, operation: OperationDefinitionNode): OperationShape {
   const fragments = fragmentsByName(document);
   const measured = new Map<string, OperationShape>();
 

@@ -1,9 +1,9 @@
-// How the early paths (persisted hits, direct execution) read a GraphQL
+// How the fast path (src/graphql/fast-path.ts) reads a GraphQL
 // request: the plain shapes only, everything else left to Apollo. Repeated
 // and many distinct `extensions` texts (what a CDN and a hostile client send)
 // are read the same every time.
 import { describe, expect, it, vi } from 'vitest';
-import { sentByGet, sentByPost } from '../../src/graphql/sent-operation.ts';
+import { sentByGet, sentByPost } from '../../src/graphql/fast-path.ts';
 
 const hash = 'a'.repeat(64);
 const extensions = JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } });

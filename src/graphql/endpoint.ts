@@ -1,0 +1,95 @@
+// /graphql, POST and GET: the one entry point of GraphQL requests. Each is
+// offered to the fast path first (fast-path.ts: a checked query, answered
+// with or without the response cache), else handed to Apollo Server (its
+// whole pipeline: apollo.ts); a browser asking for HTML gets the IDE.
+import type { ApolloServer } from '@apollo/server';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessControl } from '../auth/access.ts';
+import type { ResponseCache } from '../cache/response-cache.ts';
+import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
+import { addVary, type HttpCaching, notModified, representationETag } from '../http/http-caching.ts';
+import { checkQueryText, InvalidText } from '../http/json-input.ts';
+import { graphqlCaller } from './access-plugin.ts';
+import type { GraphQLContext } from './context.ts';
+import { FastPath } from './fast-path.ts';
+import { registerIde, sendIde } from './ide.ts';
+import { recordOperation } from '../observability/graphql-operations.ts';
+import type { PreparedOperations } from './prepared-operations.ts';
+
+/** The parameters of GET /graphql. */
+const GRAPHQL_GET_PARAMETERS = ['query', 'operationName', 'variables', 'extensions'] as const;
+
+export interface GraphqlEndpointOptions {
+  apollo: ApolloServer<GraphQLContext>;
+  operations: PreparedOperations;
+  /** Compiled queries (GRAPHQL_JIT=on): the fast path runs them; without them every request is Apollo's. */
+  jit: boolean;
+  cache: ResponseCache | undefined;
+  access: AccessControl;
+  httpCaching: HttpCaching;
+  /** A request's context: its loaders, the shared services, the caller. */
+  context: (request: FastifyRequest) => GraphQLContext;
+  /** Runs `fn` in the request's statement-counting scope. */
+  counted: <T>(request: FastifyRequest, fn: () => Promise<T>) => Promise<T>;
+}
+
+/** Registers /graphql (and the IDE's assets); returns the fast path, when there is one. */
+export function registerGraphqlEndpoint(app: FastifyInstance, options: GraphqlEndpointOptions): FastPath | undefined {
+  const { operations, access, httpCaching, counted } = options;
+  const fastPath = options.jit
+    ? new FastPath({ operations, access, httpCaching, cache: options.cache, context: options.context, counted })
+    : undefined;
+  // A request the fast path handed over (a refusal, a result with errors) runs in the context it began.
+  const apollo = fastifyApolloHandler(options.apollo, { context: async (request) => fastPath?.contextOf(request) ?? options.context(request) });
+  /** The answer to a GraphQL request: the fast path's, else Apollo's, inside the request's statement-counting scope. */
+  async function answer(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    if (fastPath && await fastPath.answer(request, reply)) return reply;
+    return counted(request, async () => apollo.call(this, request, reply));
+  }
+  registerIde(app);
+  const identifyCaller = graphqlCaller(access);
+  // Text that is not Unicode (src/http/json-input.ts) is a GraphQL input error naming the field;
+  // a body the client never finished is its doing (src/http/client-gone.ts); other errors keep the answers they had.
+  const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A GraphQL request that failed before Apollo ran it: its completion line and metrics count the error.
+    (request.graphqlOperation ?? recordOperation(request)).errors += 1;
+    if (clientGone(request)) {
+      request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
+      return reply.code(400).send({ errors: [{ message: CLIENT_GONE_MESSAGE, extensions: { code: 'BAD_REQUEST' } }] });
+    }
+    if (error instanceof InvalidText) {
+      return reply.code(400).send({ errors: [{ message: error.message, extensions: { code: 'BAD_USER_INPUT', field: error.field } }] });
+    }
+    // A body Fastify could not take (415, 413, bad JSON): the GraphQL error shape, with the status it chose.
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).header('cache-control', 'no-store').send({ errors: [{ message: error.message, extensions: { code: 'BAD_REQUEST' } }] });
+    }
+    throw error;
+  };
+  // Every answer depends on Accept (the media type, and with it the status of
+  // a request error), and on the key when reads need one.
+  // Callback hooks, not async ones: a cached answer passes them without a promise each.
+  const graphqlVaryNames = ['Accept', ...httpCaching.vary];
+  const graphqlVary = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    addVary(reply, graphqlVaryNames);
+    done();
+  };
+  // A cacheable GET answer (cache-control-plugin.ts) gets a strong ETag, and a 304 when the client has it.
+  const graphqlETag = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+    if (reply.statusCode !== 200 || typeof payload !== 'string' || reply.getHeader('cache-control') === 'no-store') return done(null, payload);
+    // A cached answer comes with its tag, computed when it was stored (response-cache-plugin.ts).
+    const stored = reply.getHeader('etag');
+    const etag = typeof stored === 'string' ? stored : representationETag(String(reply.getHeader('content-type')), payload);
+    done(null, notModified(reply, request.headers['if-none-match'], etag) ? '' : payload);
+  };
+  app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, answer);
+  app.get('/graphql', { constraints: {}, onRequest: [graphqlVary, identifyCaller], onSend: graphqlETag, errorHandler }, async function (request, reply) {
+    const query = request.query as Record<string, unknown>;
+    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
+    if (wantsHtml) return sendIde(reply);
+    checkQueryText(request.url, GRAPHQL_GET_PARAMETERS, { variables: query.variables, extensions: query.extensions });
+    return answer.call(this, request, reply);
+  });
+  return fastPath;
+}
