@@ -19,6 +19,11 @@ const COUNT = 400;
 const OPERATIONS = operationsByName(fs.readFileSync(path.resolve(import.meta.dirname, '../../k6/operations.graphql'), 'utf8'));
 
 let seed = 1;
+
+/** Starts the choices over from `value`: the same bodies are drawn again. */
+export function reseedBrowseChoices(value = 1): void {
+  seed = value;
+}
 /** Deterministic choices, so every run sends the same mix. */
 function pick<T>(values: readonly T[]): T {
   seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -35,7 +40,7 @@ function body(operationName: string, variables: Record<string, unknown>): string
 }
 
 /** A shop's category page: a category, in stock, sometimes on sale, a size or a price range, sorted by price or name. */
-function categoryPage(): string {
+export function categoryPage(): string {
   const category = pick(CATEGORIES);
   const filter: Record<string, unknown> = { categories: [category], inStock: true };
   if (pick([true, false])) filter.onSale = true;
@@ -47,13 +52,22 @@ function categoryPage(): string {
 }
 
 /** What shoppers type: a noun, an adjective and a noun, a prefix, a typo (two letters swapped). */
-function search(): string {
+function searchText(): string {
   const category = pick(CATEGORIES);
   const noun = pick(NOUNS[category]).toLowerCase();
   const adjective = pick(ADJECTIVES).toLowerCase();
   const typo = noun.length > 4 ? `${noun.slice(0, 2)}${noun[3]}${noun[2]}${noun.slice(4)}` : noun;
-  const query = pick([noun, `${adjective} ${noun}`, noun.slice(0, 4), typo, `${noun} ${category.toLowerCase()}`]);
-  return body('SearchPage', { query, first: 20 });
+  return pick([noun, `${adjective} ${noun}`, noun.slice(0, 4), typo, `${noun} ${category.toLowerCase()}`]);
+}
+
+/** A page of search results. */
+export function searchPage(): string {
+  return body('SearchPage', { query: searchText(), first: 20 });
+}
+
+/** The facets beside a page of search results (the shop mix's: bench/lib/shop-mix.ts). */
+export function searchFacets(): string {
+  return body('ShopFacets', { filter: {}, query: searchText() });
 }
 
 /**
@@ -86,7 +100,7 @@ export async function writeBrowseRequests(dir: string, databaseUrl: string): Pro
   seed = 1;
   const bodies: Record<BrowseScenario, string[]> = {
     'graphql-category-page': Array.from({ length: COUNT }, categoryPage),
-    'graphql-search': Array.from({ length: COUNT }, search),
+    'graphql-search': Array.from({ length: COUNT }, searchPage),
     'graphql-facets': Array.from({ length: COUNT }, facets),
     'graphql-deep-keyset': await deepKeyset(databaseUrl),
   };

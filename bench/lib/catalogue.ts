@@ -58,3 +58,13 @@ export async function ensureBenchCatalogue(databaseUrl: string, scale: number, d
   const [row] = await queryOnce<{ max: number }>(url, 'SELECT max(id) AS max FROM products');
   return { url, products: manifest.expected.products, maxId: row?.max ?? manifest.expected.products };
 }
+
+/** A catalogue already loaded at `url` (--database-url), measured as it is: nothing generated or loaded, only prewarmed. */
+export async function loadedCatalogue(url: string): Promise<BenchCatalogue> {
+  const [row] = await queryOnce<{ n: string; max: number | null }>(url, 'SELECT count(*) AS n, max(id) AS max FROM products');
+  const products = Number(row?.n ?? 0);
+  if (products === 0 || row?.max == null) throw new Error(`the catalogue at --database-url has no products: load one first (npm run data:load)`);
+  console.log(`using the catalogue at --database-url as it is (${products.toLocaleString('en-US')} products, ids up to ${row.max.toLocaleString('en-US')})`);
+  await prewarm(url);
+  return { url, products, maxId: row.max };
+}

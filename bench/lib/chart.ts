@@ -5,7 +5,7 @@
 // the percentile: p99 solid with dots, p95 dashed with rings, p50 dotted with
 // squares. Self-contained SVG: no scripts, fonts or links, so any browser or
 // image viewer opens it.
-import { BASELINE, type BenchRow } from './report.ts';
+import { BASELINE, BASELINE_TABLES, type BenchRow } from './report.ts';
 
 const PANEL_WIDTH = 560;
 const PANEL_HEIGHT = 340;
@@ -78,7 +78,7 @@ function panel(scenario: string, rows: readonly BenchRow[], axes: Axes, colourOf
   const x = (rps: number) => left + (rps / axes.xMax) * width;
   const y = (ms: number) => top + height - ((Math.log10(ms) - axes.yMinLog) / (axes.yMaxLog - axes.yMinLog)) * height;
   const parts: string[] = [];
-  const title = scenario === BASELINE ? 'baseline: node:http + one pg query' : scenario;
+  const title = scenario === BASELINE ? 'baseline: node:http + one pg query' : scenario === BASELINE_TABLES ? 'baseline: the JSON assembled by Postgres from the base tables' : scenario;
   parts.push(`<text x="${left}" y="${y0 + 22}" font-size="15" font-weight="bold">${escapeXml(title)}</text>`);
   parts.push(`<rect x="${left}" y="${top}" width="${width}" height="${height}" fill="#fff" stroke="#999"/>`);
   for (let v = 0; v <= axes.xMax + 1e-9; v += axes.xStep) {
@@ -141,7 +141,7 @@ function legend(labels: readonly string[], width: number): { svg: string[]; bott
 
 /** The chart as a standalone SVG document. */
 export function latencyChart(rows: readonly BenchRow[], options: ChartOptions): string {
-  const scenarios = [BASELINE, ...options.scenarios].filter((s) => rows.some((r) => r.scenario === s));
+  const scenarios = [BASELINE, BASELINE_TABLES, ...options.scenarios].filter((s) => rows.some((r) => r.scenario === s));
   const columns = Math.min(COLUMNS, Math.max(1, scenarios.length));
   const width = columns * PANEL_WIDTH + 20;
   const labels = seriesOrder(rows);

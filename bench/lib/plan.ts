@@ -1,11 +1,14 @@
 // What `npm run bench` will run, from its command line: every list option
 // takes repeated flags or commas (`--workers 1,2`, `--cache off --cache redis`).
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../../src/commands/run.ts';
 import type { Load } from './measurement.ts';
-import { CACHE_MODES, type CacheMode } from './server-process.ts';
+import { type BaselineSource, CACHE_MODES, type CacheMode } from './server-process.ts';
 import { GRAPHQL_SCENARIOS } from './graphql-scenarios.ts';
 import { BROWSE_SCENARIOS } from './browse-requests.ts';
+import { SHOP_MIX_SCENARIO } from './shop-mix.ts';
 
 /**
  * The browse scenarios' requests: each its own file, one script
@@ -17,17 +20,19 @@ export const scriptOf = (scenario: string) => ((BROWSE_SCENARIOS as readonly str
 
 export const SCENARIOS = [
   'graphql-product-styles', 'graphql-product-page', 'graphql-product-page-cards', 'rest-styles', 'rest-products-page',
-  'graphql-apq', 'graphql-product-page-apq', 'graphql-product-page-cards-apq', 'rest-update-features', ...BROWSE_SCENARIOS,
+  'graphql-apq', 'graphql-product-page-apq', 'graphql-product-page-cards-apq', 'rest-update-features', ...BROWSE_SCENARIOS, SHOP_MIX_SCENARIO,
 ];
-/** Scenarios only wrk can run: the hash-only GETs (k6 has its own scripts for the others). */
-export const WRK_ONLY = new Set(Object.entries(GRAPHQL_SCENARIOS).filter(([, s]) => s.transport === 'apq').map(([name]) => name));
+/** Scenarios only wrk can run: the hash-only GETs and the shop mix (k6 has its own scripts for the others). */
+export const WRK_ONLY = new Set([...Object.entries(GRAPHQL_SCENARIOS).filter(([, s]) => s.transport === 'apq').map(([name]) => name), SHOP_MIX_SCENARIO]);
+/** Scenarios that run only when named: the browse scenarios and the shop mix (each longer to set up), and the writes. */
+const BY_NAME_ONLY = new Set<string>([...BROWSE_SCENARIOS, SHOP_MIX_SCENARIO]);
 /**
  * Scenarios that write (with the run's API key): they change the bench
  * catalogue, so they run only when named, and after the reads on each server.
  * Their rows have no ratios to the baseline handler, which reads.
  */
 export const WRITE_SCENARIOS = new Set(['rest-update-features']);
-/** The k6 scenario and the wrk script the baseline handler is measured with. */
+/** The k6 scenario and the wrk script the baseline handlers are measured with. */
 export const BASELINE_SCRIPT = 'rest-styles';
 
 /** Three steps up to saturation of one server process on two shared cores. */
@@ -48,6 +53,10 @@ export interface BenchPlan {
   hot: number | undefined;
   /** Seconds of warm-up per scenario (long enough, with --hot and a cache, to fill the cache with the hot set). */
   warmupSeconds: number;
+  /** A loaded catalogue to measure on as it is (--database-url), instead of the generated `<database>_bench`. */
+  databaseUrl: string | undefined;
+  /** Other checkouts of the API measured beside this one in the same run (--api-root), each row labelled with its folder's name. */
+  apiRoots: string[];
 }
 
 function list(values: string[] | undefined, fallback: string): string[] {
@@ -90,6 +99,8 @@ export function parsePlan(args: string[]): BenchPlan {
       scenario: { type: 'string', multiple: true },
       hot: { type: 'string' },
       warmup: { type: 'string', default: `${WARMUP_SECONDS}s` },
+      'database-url': { type: 'string' },
+      'api-root': { type: 'string', multiple: true },
     } }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -107,25 +118,40 @@ export function parsePlan(args: string[]): BenchPlan {
   const named = values.scenario === undefined ? undefined : list(values.scenario, '');
   for (const s of named ?? []) if (!SCENARIOS.includes(s)) throw new UsageError(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
   // Writes only by name; with k6, the wrk-only scenarios are left out unless asked for by name (then it is an error).
-  const chosen = named ?? SCENARIOS.filter((s) => !(BROWSE_SCENARIOS as readonly string[]).includes(s) && !WRITE_SCENARIOS.has(s) && !(generator === 'k6' && WRK_ONLY.has(s)));
+  const chosen = named ?? SCENARIOS.filter((s) => !BY_NAME_ONLY.has(s) && !WRITE_SCENARIOS.has(s) && !(generator === 'k6' && WRK_ONLY.has(s)));
   for (const s of chosen) if (generator === 'k6' && WRK_ONLY.has(s)) throw new UsageError(`scenario ${s} needs --generator wrk`);
   const scenarios = [...new Set([...chosen.filter((s) => !WRITE_SCENARIOS.has(s)), ...chosen.filter((s) => WRITE_SCENARIOS.has(s))])];
   const hot = values.hot === undefined ? undefined : Number(values.hot);
   if (hot !== undefined && (!Number.isInteger(hot) || hot < 1)) throw new UsageError('--hot must be a positive integer (ids 1..N)');
   const warmupSeconds = durationSeconds(values.warmup);
   if (!(warmupSeconds >= 0)) throw new UsageError(`--warmup must be a duration like 5s or 1m (got ${values.warmup})`);
-  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds };
+  const databaseUrl = values['database-url'];
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError('--database-url must be a postgres:// URL');
+  const apiRoots = (values['api-root'] ?? []).map((root) => path.resolve(root));
+  for (const root of apiRoots) if (!fs.existsSync(path.join(root, 'src/main.ts'))) throw new UsageError(`--api-root ${root} has no src/main.ts`);
+  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds, databaseUrl, apiRoots };
 }
 
-/** Measured runs in the plan: each scenario per cache mode, plus the baseline, at every worker count and load. */
+/**
+ * The baseline handlers measured at each worker count: the read-model floor,
+ * and with REST styles among the scenarios the base-tables floor too
+ * (bench/baseline-server.ts).
+ */
+export function floorsOf(plan: Pick<BenchPlan, 'scenarios'>): BaselineSource[] {
+  return plan.scenarios.includes('rest-styles') ? ['documents', 'tables'] : ['documents'];
+}
+
+/** Measured runs in the plan: each scenario per cache mode and API, plus the baselines, at every worker count and load. */
 export function measuredRuns(plan: BenchPlan): number {
-  return plan.workers.length * (plan.scenarios.length * plan.cacheModes.length + 1) * plan.loads.length;
+  const apis = 1 + plan.apiRoots.length;
+  return plan.workers.length * (plan.scenarios.length * plan.cacheModes.length * apis + floorsOf(plan).length) * plan.loads.length;
 }
 
 /** A rough duration of the whole plan, for the line printed before it starts. */
 export function estimatedSeconds(plan: BenchPlan): number {
   const startup = 3; // a generator's start and end, or a server's start
-  const warmups = plan.workers.length * (plan.scenarios.length * plan.cacheModes.length + 1);
-  const servers = plan.workers.length * (plan.cacheModes.length + 1);
+  const apis = 1 + plan.apiRoots.length;
+  const warmups = plan.workers.length * (plan.scenarios.length * plan.cacheModes.length * apis + floorsOf(plan).length);
+  const servers = plan.workers.length * (plan.cacheModes.length * apis + floorsOf(plan).length);
   return measuredRuns(plan) * (durationSeconds(plan.duration) + startup) + warmups * (plan.warmupSeconds + startup) + servers * startup;
 }

@@ -4,9 +4,15 @@
 import type { CacheMode } from './server-process.ts';
 import { type Load, type Measurement, loadLabel } from './measurement.ts';
 import { WRITE_SCENARIOS } from './plan.ts';
+import { SHOP_MIX_SCENARIO } from './shop-mix.ts';
 
-/** The scenario name of the baseline handler's rows. */
+/** The scenario name of the baseline handler's rows: the read-model floor, which the "vs base" columns divide by. */
 export const BASELINE = 'baseline';
+/** The base-tables floor's rows (bench/baseline-server.ts --source tables). */
+export const BASELINE_TABLES = 'baseline-tables';
+const FLOORS = new Set([BASELINE, BASELINE_TABLES]);
+/** Scenarios whose rows have no ratios to the floors: a mix of requests is not the floors' one request. */
+const UNLIKE_FLOORS = new Set([SHOP_MIX_SCENARIO]);
 
 export interface BenchRow extends Measurement {
   /** A k6/scenarios (or k6/wrk) name, or BASELINE. */
@@ -17,6 +23,8 @@ export interface BenchRow extends Measurement {
   load: Load;
   /** Cache hits over lookups during the run; null with the cache off. */
   hitRatio: number | null;
+  /** The checkout of the API measured, when another than this one (--api-root: its folder's name). */
+  api?: string;
   /** The generator's raw output for this run, relative to the results directory. */
   raw: string;
 }
@@ -29,8 +37,8 @@ export interface Ratios {
   p99: number;
 }
 
-export function baselineFor(row: BenchRow, rows: readonly BenchRow[]): BenchRow | undefined {
-  return rows.find((r) => r.scenario === BASELINE && r.workers === row.workers && loadLabel(r.load) === loadLabel(row.load));
+export function baselineFor(row: BenchRow, rows: readonly BenchRow[], floor = BASELINE): BenchRow | undefined {
+  return rows.find((r) => r.scenario === floor && r.workers === row.workers && loadLabel(r.load) === loadLabel(row.load));
 }
 
 /**
@@ -41,7 +49,7 @@ export function baselineFor(row: BenchRow, rows: readonly BenchRow[]): BenchRow 
  */
 export function ratios(row: BenchRow, rows: readonly BenchRow[]): Ratios | null {
   const base = baselineFor(row, rows);
-  if (!base || row.scenario === BASELINE || WRITE_SCENARIOS.has(row.scenario)) return null;
+  if (!base || FLOORS.has(row.scenario) || WRITE_SCENARIOS.has(row.scenario) || UNLIKE_FLOORS.has(row.scenario)) return null;
   return { rps: row.rps / base.rps, p50: row.p50 / base.p50, p95: row.p95 / base.p95, p99: row.p99 / base.p99 };
 }
 
@@ -51,10 +59,10 @@ function loadSize(load: Load): number {
 
 /** Rows grouped for reading: baseline first, then scenarios in `order`, each by workers, cache mode, load. */
 export function sortRows(rows: readonly BenchRow[], order: readonly string[]): BenchRow[] {
-  const rank = (scenario: string) => (scenario === BASELINE ? -1 : order.indexOf(scenario));
+  const rank = (scenario: string) => (scenario === BASELINE ? -2 : scenario === BASELINE_TABLES ? -1 : order.indexOf(scenario));
   const cacheRank = (cache: CacheMode | null) => ['off', 'memory', 'redis'].indexOf(cache ?? 'off');
   return [...rows].sort((a, b) => rank(a.scenario) - rank(b.scenario) || a.workers - b.workers
-    || cacheRank(a.cache) - cacheRank(b.cache) || loadSize(a.load) - loadSize(b.load));
+    || cacheRank(a.cache) - cacheRank(b.cache) || (a.api ?? '').localeCompare(b.api ?? '') || loadSize(a.load) - loadSize(b.load));
 }
 
 export const TABLE_HEADER = ['scenario', 'workers', 'cache', 'load', 'achieved/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors', 'dropped', 'SQL/req', 'hit ratio',
@@ -68,7 +76,7 @@ export function tableCells(rows: readonly BenchRow[]): string[][] {
   return rows.map((row) => {
     const ratio = ratios(row, rows);
     return [
-      row.scenario === BASELINE ? 'baseline (pg only)' : row.scenario,
+      row.scenario === BASELINE ? 'baseline (pg only)' : row.scenario === BASELINE_TABLES ? 'baseline (base tables)' : `${row.scenario}${row.api ? ` [${row.api}]` : ''}`,
       String(row.workers),
       row.cache ?? '-',
       loadLabel(row.load),
@@ -93,8 +101,25 @@ export function textTable(rows: readonly BenchRow[]): string {
 }
 
 /** What the "vs base" columns mean, printed under the table. */
-export const RATIO_NOTE = '"vs base": the row\'s figure divided by the baseline handler\'s (node:http + one pg query) at the same workers and load; '
-  + '"-" for writes (the baseline reads)';
+export const RATIO_NOTE = '"vs base": the row\'s figure divided by the baseline handler\'s (node:http + one pg query of the read model) at the same workers and load; '
+  + '"-" for writes (the baseline reads) and the shop mix';
+
+/**
+ * REST styles against both floors, a line per row: requests/s over the
+ * read-model floor's (the Node part) and over the base-tables floor's (a
+ * hand-written service assembling the JSON in Postgres), at the same workers
+ * and load. Empty without REST styles rows.
+ */
+export function floorLines(rows: readonly BenchRow[]): string[] {
+  return rows.filter((row) => row.scenario === 'rest-styles').map((row) => {
+    const times = (floor: string, what: string) => {
+      const base = baselineFor(row, rows, floor);
+      return base ? `${(row.rps / base.rps).toFixed(2)}x the ${what} (${base.rps.toFixed(0)}/s)` : `no ${what} measured`;
+    };
+    return `rest-styles${row.api ? ` [${row.api}]` : ''} (${row.workers} worker${row.workers === 1 ? '' : 's'}, cache ${row.cache}, ${loadLabel(row.load)}): ${row.rps.toFixed(0)}/s, `
+      + `${times(BASELINE, 'read-model floor')}, ${times(BASELINE_TABLES, 'base-tables floor')}`;
+  });
+}
 
 /** The same table in Markdown (table.md). */
 export function markdownTable(rows: readonly BenchRow[]): string {

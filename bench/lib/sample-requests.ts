@@ -7,6 +7,7 @@ import { BenchError } from './bench-error.ts';
 import { freshGet } from './fresh-get.ts';
 import { apqUrl, GRAPHQL_SCENARIOS, operationHash, operationText } from './graphql-scenarios.ts';
 import { randomBody } from './browse-requests.ts';
+import { SHOP_MIX_SCENARIO, type ShopMixFiles, shopMixRequest } from './shop-mix.ts';
 
 /**
  * Registers an operation's text under its hash, so hash-only requests
@@ -35,6 +36,8 @@ export interface SampleTarget {
   apiKey: string | undefined;
   /** A browse scenario's file of request bodies (bench/lib/browse-requests.ts). */
   browseRequests?: string;
+  /** The shop mix's files (bench/lib/shop-mix.ts). */
+  shopMix?: ShopMixFiles;
 }
 
 /** A PUT like the write scenario's: a new name and 1-4 new features; anything but 200 with an ETag stops the bench. */
@@ -50,8 +53,10 @@ async function sampleUpdate(baseUrl: string, id: string, apiKey: string | undefi
 }
 
 /** One request of `scenario` for a random product id up to idMax (a random page for listings). */
-function sampleRequest(scenario: string, baseUrl: string, { idMax, products, apiKey, browseRequests }: SampleTarget): Promise<Response> {
+function sampleRequest(scenario: string, baseUrl: string, { idMax, products, apiKey, browseRequests, shopMix }: SampleTarget): Promise<Response> {
   const id = String(1 + Math.floor(Math.random() * idMax));
+  // The shop mix: a random line of its sequence.
+  if (scenario === SHOP_MIX_SCENARIO && shopMix) return shopMixRequest(baseUrl, shopMix, randomBody(shopMix.sequence));
   // A browse scenario: one of the bodies its generator sends (bench/lib/browse-requests.ts).
   if (browseRequests !== undefined) return fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: randomBody(browseRequests) });
   const graphql = GRAPHQL_SCENARIOS[scenario];

@@ -85,7 +85,7 @@ export type Probe = 'ready' | 'waiting' | 'other';
 
 export interface SpawnOptions {
   /** The script (relative to the repository) and its arguments, and its environment on top of this process's, for a port. */
-  launch: (port: number) => { script: string; args?: string[]; env: Record<string, string> };
+  launch: (port: number) => { script: string; args?: string[]; env: Record<string, string>; root?: string };
   /** Asked until it says 'ready' (or 'other'), every `intervalMs` for up to `timeoutMs`, while the process runs. */
   probe: (server: SpawnedServer) => Promise<Probe>;
   intervalMs: number;
@@ -111,8 +111,8 @@ export interface SpawnOptions {
 export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer> {
   for (let attempt = 1; ; attempt++) {
     const port = options.placement?.port ?? await freePort();
-    const { script, args = [], env } = options.launch(port);
-    const [command, commandArgs] = commandIn(options.placement, [process.execPath, path.join(ROOT, script), ...args]);
+    const { script, args = [], env, root = ROOT } = options.launch(port);
+    const [command, commandArgs] = commandIn(options.placement, [process.execPath, path.join(root, script), ...args]);
     const child = spawn(command, commandArgs, {
       stdio: ['ignore', options.stdout === 'capture' ? 'pipe' : 'ignore', options.stderr === 'capture' ? 'pipe' : 'inherit'],
       env: { ...process.env, ...env },
@@ -155,7 +155,7 @@ async function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promi
   clearTimeout(killed);
 }
 
-type Launch = (port: number) => { script: string; args: string[]; env: Record<string, string> };
+type Launch = (port: number) => { script: string; args: string[]; env: Record<string, string>; root?: string };
 
 async function startProcess(name: string, launch: Launch, placement?: Placement): Promise<ServerProcess> {
   const answers = { ours: 'ready', other: 'other', down: 'waiting' } as const;
@@ -182,6 +182,8 @@ export interface ApiOptions {
   placement?: Placement;
   /** The cache's key prefix; by default a fresh one, so a run never starts on another run's entries (API processes that share a cache share one). */
   cachePrefix?: string;
+  /** Another checkout of the API to run (its src/main.ts), to compare it with this one on the same data in the same run; default this one. */
+  root?: string;
 }
 
 /** The API in production mode, with the given cache mode and cluster workers. */
@@ -189,8 +191,9 @@ export async function startApi(options: ApiOptions): Promise<ServerProcess> {
   const cacheEnv: Record<string, string> = options.cache === 'off'
     ? { CACHE: 'off' }
     : { CACHE: 'on', REDIS_URL: options.cache === 'redis' ? (options.redisUrl ?? 'redis://127.0.0.1:6379') : '', CACHE_PREFIX: options.cachePrefix ?? `bench${Date.now()}:` };
-  const api = await startProcess(`the API (${options.workers} workers, cache ${options.cache})`, (port) => ({
+  const api = await startProcess(`the API${options.root ? ` at ${options.root}` : ''} (${options.workers} workers, cache ${options.cache})`, (port) => ({
     script: 'src/main.ts',
+    root: options.root,
     args: [],
     env: {
       ...options.env,
@@ -223,11 +226,15 @@ async function waitForWorkers(api: ServerProcess, workers: number): Promise<void
   }
 }
 
-/** The baseline handler (bench/baseline-server.ts) with as many workers and connections as the API gets. */
-export function startBaseline(options: { databaseUrl: string; workers: number; poolSize: number }): Promise<ServerProcess> {
-  return startProcess(`the baseline server (${options.workers} workers)`, (port) => ({
+/** Which floor a baseline handler is: the read-model one, or the base-tables one (bench/baseline-server.ts). */
+export type BaselineSource = 'documents' | 'tables';
+
+/** A baseline handler (bench/baseline-server.ts) with as many workers and connections as the API gets. */
+export function startBaseline(options: { databaseUrl: string; workers: number; poolSize: number; source?: BaselineSource }): Promise<ServerProcess> {
+  const source = options.source ?? 'documents';
+  return startProcess(`the baseline server (${source}, ${options.workers} workers)`, (port) => ({
     script: 'bench/baseline-server.ts',
-    args: ['--database-url', options.databaseUrl, '--port', String(port), '--workers', String(options.workers), '--pool-size', String(options.poolSize)],
+    args: ['--database-url', options.databaseUrl, '--port', String(port), '--workers', String(options.workers), '--pool-size', String(options.poolSize), '--source', source],
     env: {},
   }));
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { k6Measurement } from '../../bench/lib/k6.ts';
 import { durationSeconds, estimatedSeconds, measuredRuns, parsePlan } from '../../bench/lib/plan.ts';
-import { BASELINE, type BenchRow, markdownTable, ratios, sortRows, textTable } from '../../bench/lib/report.ts';
+import { BASELINE, BASELINE_TABLES, type BenchRow, floorLines, markdownTable, ratios, sortRows, textTable } from '../../bench/lib/report.ts';
 import { wrkMeasurement } from '../../bench/lib/wrk.ts';
 import { benchRow } from './rows.ts';
 
@@ -15,8 +15,8 @@ describe('the command line', () => {
     expect(plan.loads).toEqual([{ rate: 500 }, { rate: 1000 }, { rate: 2000 }]);
     expect(plan.cacheModes).toEqual(['off']);
     expect(plan.scenarios).toEqual(['graphql-product-styles', 'graphql-product-page', 'graphql-product-page-cards', 'rest-styles', 'rest-products-page']);
-    // 5 scenarios + the baseline, at 2 worker counts and 3 rates.
-    expect(measuredRuns(plan)).toBe(36);
+    // 5 scenarios + the two floors (REST styles is among them), at 2 worker counts and 3 rates.
+    expect(measuredRuns(plan)).toBe(42);
     expect(estimatedSeconds(plan)).toBeLessThan(900);
   });
 
@@ -120,6 +120,22 @@ describe('ratios to the baseline and the table', () => {
     expect(ratios(write, withWrite)).toBeNull();
     const line = textTable(sortRows(withWrite, ['rest-styles', 'rest-update-features'])).split('\n').at(-1)!;
     expect(line).toMatch(/^rest-update-features\s+1\s+off\s+1000\/s\s+980\s+9\.00\s+20\.00\s+41\.00\s+0\.00%\s+0\s+4\.00\s+-\s+-\s+-\s+-\s+-$/);
+  });
+
+  it('gives the shop mix no ratios, and says how REST styles compares with both floors', () => {
+    const mix = benchRow({ scenario: 'shop-mix', workers: 1, cache: 'redis', load: { rate: 1000 }, rps: 990, p50: 3, p95: 8, p99: 15 });
+    const tables = benchRow({ scenario: BASELINE_TABLES, workers: 1, cache: null, load: { rate: 1000 }, rps: 600, p50: 2, p95: 3, p99: 6 });
+    const all = [...rows, mix, tables];
+    expect(ratios(mix, all)).toBeNull();
+    expect(ratios(tables, all)).toBeNull();
+    const sorted = sortRows(all, ['rest-styles', 'shop-mix']);
+    expect(sorted.slice(0, 3).map((r) => r.scenario)).toEqual([BASELINE, BASELINE, BASELINE_TABLES]);
+    expect(textTable(sorted).split('\n')[3]).toMatch(/^baseline \(base tables\)\s+1\s+-\s+1000\/s\s+600\s/);
+    expect(floorLines(sorted)).toEqual([
+      'rest-styles (1 worker, cache off, 1000/s): 900/s, 0.90x the read-model floor (1000/s), 1.50x the base-tables floor (600/s)',
+      'rest-styles (2 workers, cache redis, 1000/s): 1000/s, 1.00x the read-model floor (1000/s), no base-tables floor measured',
+      'rest-styles (2 workers, cache redis, 2000/s): 1500/s, no read-model floor measured, no base-tables floor measured',
+    ]);
   });
 
   it('writes the same table in Markdown', () => {
