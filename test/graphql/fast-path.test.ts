@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isScalarType, specifiedScalarTypes, type GraphQLInputType } from 'graphql';
 import { catalogueSchema } from '../../src/graphql/federation/subgraph-schema.ts';
 import { FAST_PATH_PLUGINS, undeclaredPlugins } from '../../src/graphql/fast-path.ts';
-import { GRAPHQL_ACCEPT, useTestCatalogue, withTestClient, type TestClient } from '../support/catalogue-app.ts';
+import { createTestClient, GRAPHQL_ACCEPT, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { cacheConnected, redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
 const catalogue = useTestCatalogue();
@@ -50,7 +50,8 @@ const SETUPS = [
 ] as const;
 
 async function withClient(env: Record<string, string>, run: (client: TestClient) => Promise<void>, apiKey = true) {
-  await withTestClient(catalogue.db.url, { env: { GRAPHQL_JIT: 'on', ...env }, apiKey }, async (client) => {
+  const client = await createTestClient(catalogue.db.url, { env: { GRAPHQL_JIT: 'on', ...env }, apiKey });
+  try {
     await cacheConnected(client.server);
     // Rate limits in Redis count once its connection is up (until then requests pass uncounted).
     for (let i = 0; env.RATE_LIMIT === 'on' && i < 100; i++) {
@@ -60,7 +61,9 @@ async function withClient(env: Record<string, string>, run: (client: TestClient)
     }
     if (client.server.fastPath) client.server.fastPath.answered = 0;
     await run(client);
-  });
+  } finally {
+    await client.close();
+  }
 }
 
 describe.each(SETUPS)('checked queries on the fast path, cache $cache', ({ cache, env }) => {
