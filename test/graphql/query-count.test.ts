@@ -298,7 +298,12 @@ describe.each(EXECUTORS)('x-sql-statements agrees with Postgres (pg_stat_databas
     for (let attempt = 0; attempt < 3; attempt++) {
       const baseline = await commits.settle();
       // Anonymous: creating a key and looking it up would be statements of their own.
-      const client = await createTestClient(catalogue.db.url, { env: { ...env, ...CONTRACT_LIMITS }, apiKey: false });
+      // The change feed's LISTEN connection (opened at start-up for live
+      // subscriptions, LIVE_SUBSCRIPTIONS=on by default) is the process's, not a
+      // request's: off here, so that Postgres's counter holds only the request's.
+      const client = await createTestClient(catalogue.db.url, {
+        env: { ...env, ...CONTRACT_LIMITS, LIVE_SUBSCRIPTIONS: 'off' }, apiKey: false,
+      });
       // The server issues exactly one statement of its own, at start-up: the
       // listing page anchors (src/catalog/listing-anchors.ts).
       const startup = client.server.database.statements.total;
