@@ -625,6 +625,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.federation && config.trustedDocuments) {
     read.problem('FEDERATION=on and TRUSTED_DOCUMENTS=on cannot be combined: a router writes the subgraph\'s operations, so no manifest can list them; enforce trusted documents (persisted queries) at the router instead (docs/federation.md)');
   }
+  // Unset, the ids of a subscription follow the list limit down (a stricter
+  // GRAPHQL_MAX_LIST_LENGTH is not a reason to refuse to start).
+  if (!read.has('LIVE_MAX_IDS')) config.live.maxIds = Math.min(config.live.maxIds, config.graphqlLimits.maxListLength);
   if (config.live.maxIds > config.graphqlLimits.maxListLength) {
     read.problem(`LIVE_MAX_IDS (${config.live.maxIds}) must not exceed GRAPHQL_MAX_LIST_LENGTH (${config.graphqlLimits.maxListLength}): the ids are a list argument like any other`);
   }
