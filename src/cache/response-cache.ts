@@ -386,8 +386,6 @@ export class ResponseCache {
    * request then produces its own (its `settle` stores nothing).
    */
   async obtain(key: string): Promise<Obtained> {
-    // Stamped before the lookup: the read from Postgres a miss leads to begins after it.
-    const readAt = this.now();
     const found = await this.read(key);
     if (found.stored) {
       this.stats.hits++;
@@ -408,8 +406,11 @@ export class ResponseCache {
     // Never let a lost producer hold its key.
     const lost = setTimeout(() => { if (this.inFlight.get(key) === flight) this.inFlight.delete(key); }, FOLLOW_TIMEOUT_MS);
     lost.unref();
-    // A counter not started yet (0) may be started by any instance meanwhile (a local tier's check does): asked again then.
-    const token = this.begin(readAt, found.generation === 0 ? undefined : found.generation);
+    // Stamped now, before the read from Postgres begins (a change committed
+    // earlier is in what it reads); the counter is the lookup's, read before
+    // (an invalidation since refuses the store). A counter not started yet (0)
+    // may be started by any instance meanwhile (a local tier's check does): asked again then.
+    const token = this.begin(this.now(), found.generation === 0 ? undefined : found.generation);
     return {
       outcome: 'miss',
       settle: (response) => {
