@@ -19,7 +19,13 @@
 // Merge: 9-12 ms of starting workers for 0.5 ms of work (EXPLAIN ANALYZE at
 // full scale, docs/browse.md). No read of this API scans enough to gain from
 // parallel workers on the few cores it shares with Postgres.
-const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0';
+//
+// jit=off: generic plans of the search statements are costed far above
+// jit_above_cost, so Postgres compiled a couple of hundred functions for
+// every execution of a lookup that runs in about a millisecond (EXPLAIN
+// ANALYZE's JIT section at full scale). Its keyed reads never run long
+// enough for compiled expressions to pay back.
+const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off';
 
 export interface SessionSettings {
   /**
