@@ -77,7 +77,10 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
     }
     const after = await cacheStats(b);
     expect(localBefore).toBeGreaterThan(0);
-    expect(after.localHits - before.localHits).toBeGreaterThanOrEqual(100);
+    // About one local hit per round (the third read); a round whose miss was
+    // still storing in Redis when the second read came (a busy machine) has
+    // its first Redis hit third instead. Freshness (below) has no such slack.
+    expect(after.localHits - before.localHits).toBeGreaterThanOrEqual(95);
     expect(stale).toBe(0);
   }, 60_000);
 });

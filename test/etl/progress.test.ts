@@ -155,13 +155,14 @@ describe('a load', () => {
     await admin.connect();
     let killed: number | undefined;
     let during: string | undefined;
+    let watcher: Promise<void> | undefined;
     try {
       const load = loadCatalogue({
         databaseUrl: db.url, dir: dirB, replace: true,
         log: (line) => {
           if (!line.startsWith('building')) return;
           // The builds have begun: end a backend building browse rows (a statement of its own, long enough to catch).
-          void (async () => {
+          watcher ??= (async () => {
             for (let attempt = 0; attempt < 2000 && killed === undefined; attempt++) {
               const { rows } = await admin.query<{ pid: number }>(`
                 SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'
@@ -177,6 +178,8 @@ describe('a load', () => {
         },
       });
       await expect(load).rejects.toThrow(/terminat/);
+      // The read during the load may still be on its way when the load gives up.
+      await watcher;
     } finally {
       await admin.end();
     }

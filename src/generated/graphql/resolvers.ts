@@ -250,10 +250,10 @@ export type ProductFacets = {
   /** Per category, most products first. */
   categories: Array<FacetCount>;
   /**
-   * True when every count is exact: always for a filter, and for a search whose
-   * matches include at most 50 of the products with an id divisible by 64 (about
-   * 3,200 matches in all). Otherwise the counts are estimated from those
-   * products' matches (each counting for 64), about 1-2% off at full scale.
+   * True when every count is exact: always for a filter, and for a search when
+   * each count is over at most 10,000 matches. Otherwise a count over more
+   * counts the first 10,000 matches found: it is a lower bound, never above the
+   * truth ("at least").
    */
   exact: Scalars['Boolean']['output'];
   /** Per default price band, cheapest first (every band, zeros included). */
@@ -328,11 +328,16 @@ export type Query = {
   productsByIds: Array<Maybe<Product>>;
   /**
    * Full-text search over name, category, slogan, feature values and
-   * description, best matches first (field weights: docs/browse.md), with the
-   * last word also matched as a prefix and unknown words replaced by the
-   * closest word of the catalogue (typos). `query` takes plain words (at most
-   * 8, 200 characters); tsquery operators, NUL and control characters are a
-   * 400 naming `query`. Only stop words ("the") find nothing.
+   * description: every result holds every word (the last also as a prefix,
+   * a misspelt word corrected to the closest word of the catalogue), ordered
+   * by the ranking rules (docs/browse.md, "Ranking"): no correction first,
+   * then the name before category before slogan and features before
+   * description, the words next to each other in the name, the whole name,
+   * the words as typed; ties go to the most popular product (named most often
+   * among products' related products), then the lowest id. `query` takes
+   * plain words (at most 8, 200 characters); tsquery operators, NUL and
+   * control characters are a 400 naming `query`. Only stop words ("the") find
+   * nothing.
    */
   search: SearchConnection;
 };
@@ -390,8 +395,9 @@ export type SearchConnection = {
    */
   searched?: Maybe<Scalars['String']['output']>;
   /**
-   * How many products match (with the facets, one more statement when selected):
-   * exact, or for a common word an estimate (facets.exact says which).
+   * How many products match (with the facets, one more statement when
+   * selected): exact up to 10,000; past that, at least 10,000 (facets.exact is
+   * false).
    */
   totalCount: Scalars['Int']['output'];
 };
@@ -403,7 +409,11 @@ export type SearchEdge = {
   cursor: Scalars['String']['output'];
   /** The product. */
   node: Product;
-  /** Relevance (Postgres ts_rank with the documented field weights): higher is better. */
+  /**
+   * Where the ranking rules put this match, from 1 (the whole name, as typed)
+   * down: results in the same class of every rule have the same rank, and a
+   * higher rank always comes first (docs/browse.md, "Ranking").
+   */
   rank: Scalars['Float']['output'];
   /**
    * Where it matched: a fragment of the product's text with the matched words
