@@ -72,7 +72,13 @@ describe.skipIf(!nginxAvailable())('nginx in front of two API processes', () => 
       for (const answer of answers) expect(answer).toMatchObject({ status: 200, body: { product_id: String(answer.id) } });
     }
     // nginx logs after answering, so the readiness probe's line may come late: count by URI.
-    const entries = nginx.accessLog().filter((e) => e.uri.startsWith('/products/'));
+    const logged = () => nginx.accessLog().filter((e) => e.uri.startsWith('/products/'));
+    let entries = logged();
+    // The last answers' lines may still be on their way to the file.
+    for (let waited = 0; entries.length < ids.length && waited < 2_000; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      entries = logged();
+    }
     expect(entries).toHaveLength(ids.length);
     expect(entries.every((e) => e.status === 200)).toBe(true);
     const perUpstream = requestsPerUpstream(entries);
