@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { categoryPage, reseedBrowseChoices, searchFacets, searchPage } from './browse-requests.ts';
 import { operationText } from './graphql-scenarios.ts';
+import { seededRandom } from './product-pages.ts';
 
 export const SHOP_MIX_SCENARIO = 'shop-mix';
 /** The GraphQL product page of the mix. */
@@ -37,17 +38,8 @@ const SEQUENCE_LENGTH = 400_000;
 /** Distinct bodies of each browse kind. */
 export const BROWSE_VARIETY = 2_000;
 
-/** A seeded uniform generator in [0, 1) (mulberry32): every run draws the same sequence. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The benches' one seeded generator, re-exported for the shop mix's callers.
+export { seededRandom };
 
 /**
  * Ranks 1..n drawn with Zipf(1) probabilities (rank r: (1/r) / H(n)), by
