@@ -92,8 +92,8 @@ export function wsClient(baseUrl: string, options: { apiKey?: string; lazy?: boo
   });
 }
 
-/** Subscribes through a graphql-ws client; `dispose` completes the subscription. */
-export function subscribeWs(client: WsClient, request: Subscribe): { received: Received; dispose: () => void } {
+/** Subscribes through a graphql-ws or graphql-sse client (the same `subscribe`); `dispose` completes the subscription. */
+function subscribeThrough(client: WsClient | SseClient, request: Subscribe): { received: Received; dispose: () => void } {
   const received = new Received();
   const dispose = client.subscribe(request, {
     next: (result) => received.push(result as LiveResult),
@@ -114,12 +114,5 @@ export function sseClient(baseUrl: string, options: { apiKey?: string; retryAtte
   });
 }
 
-export function subscribeSse(client: SseClient, request: Subscribe): { received: Received; dispose: () => void } {
-  const received = new Received();
-  const dispose = client.subscribe(request, {
-    next: (result) => received.push(result as LiveResult),
-    error: (error) => received.end(error ?? new Error('error')),
-    complete: () => received.end(),
-  });
-  return { received, dispose };
-}
+export const subscribeWs: (client: WsClient, request: Subscribe) => ReturnType<typeof subscribeThrough> = subscribeThrough;
+export const subscribeSse: (client: SseClient, request: Subscribe) => ReturnType<typeof subscribeThrough> = subscribeThrough;
