@@ -233,6 +233,12 @@ export interface Config {
   graphqlLimits: GraphQLLimits;
   /** Answer introspection (__schema, __type): the IDE's docs and completion need it. Default: development only. */
   graphqlIntrospection: boolean;
+  /**
+   * A browser opening /graphql gets GraphiQL (src/graphql/ide.ts); off, a
+   * landing page saying how to send a query and how to turn the IDE on.
+   * Default: on where introspection is.
+   */
+  graphqlIde: boolean;
   /** Keep graphql-js's "Did you mean ...?" hints in error messages (they reveal the schema). Default: development only. */
   graphqlFieldSuggestions: boolean;
   /** Show internal error details to clients (never in production). */
@@ -484,6 +490,7 @@ export function loadConfig(env: Env = process.env): Config {
   const read = new Reader(env);
   const nodeEnv = read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
   const developmentOnly = nodeEnv === 'development' ? 'on' : 'off';
+  const introspection = read.oneOf('GRAPHQL_INTROSPECTION', developmentOnly, ['on', 'off'] as const);
   const config: Config = {
     sidecar: undefined,
     pgOptions: read.string('PGOPTIONS', '') || undefined,
@@ -561,7 +568,8 @@ export function loadConfig(env: Env = process.env): Config {
       maxCost: read.integer('GRAPHQL_MAX_COST', 5000, 1, 1_000_000_000),
       maxListLength: read.integer('GRAPHQL_MAX_LIST_LENGTH', 100, 1, 100_000),
     },
-    graphqlIntrospection: read.oneOf('GRAPHQL_INTROSPECTION', developmentOnly, ['on', 'off'] as const) === 'on',
+    graphqlIntrospection: introspection === 'on',
+    graphqlIde: read.oneOf('GRAPHQL_IDE', introspection, ['on', 'off'] as const) === 'on',
     graphqlFieldSuggestions: read.oneOf('GRAPHQL_FIELD_SUGGESTIONS', developmentOnly, ['on', 'off'] as const) === 'on',
     exposeErrors: false,
     apiKeysForReads: read.oneOf('API_KEYS_FOR_READS', 'optional', ['required', 'optional'] as const),

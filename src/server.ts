@@ -315,7 +315,10 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     return loaders;
   }
   const counted = <T>(request: FastifyRequest, fn: () => Promise<T>) => database.statements.bind(request.sqlStatements, fn);
-  const fastPath = registerGraphqlEndpoint(app, { apollo, operations, jit: config.graphqlJit, cache, access, httpCaching, context: newContext, counted });
+  const fastPath = registerGraphqlEndpoint(app, {
+    apollo, operations, jit: config.graphqlJit, cache, access, httpCaching, context: newContext, counted,
+    ide: { enabled: config.graphqlIde, introspection: config.graphqlIntrospection },
+  });
   await registerRestRoutes(app, {
     createLoaders: newLoaders, pages, service,
     legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },

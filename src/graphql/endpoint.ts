@@ -1,7 +1,8 @@
 // /graphql, POST and GET: the one entry point of GraphQL requests. Each is
 // offered to the fast path first (fast-path.ts: a checked query, answered
 // with or without the response cache), else handed to Apollo Server (its
-// whole pipeline: apollo.ts); a browser asking for HTML gets the IDE.
+// whole pipeline: apollo.ts); a browser asking for HTML gets the IDE (or,
+// with it off, a landing page: ide.ts).
 import type { ApolloServer } from '@apollo/server';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,7 +14,7 @@ import { checkQueryText, InvalidText } from '../http/json-input.ts';
 import { graphqlCaller } from './access-plugin.ts';
 import type { GraphQLContext } from './context.ts';
 import { FastPath } from './fast-path.ts';
-import { registerIde, sendIde } from './ide.ts';
+import { type IdeOptions, registerIde } from './ide.ts';
 import { recordOperation } from '../observability/graphql-operations.ts';
 import type { PreparedOperations } from './prepared-operations.ts';
 
@@ -32,6 +33,8 @@ export interface GraphqlEndpointOptions {
   context: (request: FastifyRequest) => GraphQLContext;
   /** Runs `fn` in the request's statement-counting scope. */
   counted: <T>(request: FastifyRequest, fn: () => Promise<T>) => Promise<T>;
+  /** What a browser opening /graphql gets: GraphiQL or the landing page. */
+  ide: IdeOptions;
 }
 
 /** Registers /graphql (and the IDE's assets); returns the fast path, when there is one. */
@@ -47,7 +50,7 @@ export function registerGraphqlEndpoint(app: FastifyInstance, options: GraphqlEn
     if (fastPath && await fastPath.answer(request, reply)) return reply;
     return counted(request, async () => apollo.call(this, request, reply));
   }
-  registerIde(app);
+  const sendBrowserPage = registerIde(app, options.ide);
   const identifyCaller = graphqlCaller(access);
   // Text that is not Unicode (src/http/json-input.ts) is a GraphQL input error naming the field;
   // a body the client never finished is its doing (src/http/client-gone.ts); other errors keep the answers they had.
@@ -86,8 +89,9 @@ export function registerGraphqlEndpoint(app: FastifyInstance, options: GraphqlEn
   app.post('/graphql', { onRequest: [graphqlVary, identifyCaller], errorHandler }, answer);
   app.get('/graphql', { constraints: {}, onRequest: [graphqlVary, identifyCaller], onSend: graphqlETag, errorHandler }, async function (request, reply) {
     const query = request.query as Record<string, unknown>;
-    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query;
-    if (wantsHtml) return sendIde(reply);
+    // A browser's navigation; a GraphQL GET (a query, or a persisted query's hash) is answered whatever it accepts.
+    const wantsHtml = (request.headers.accept ?? '').includes('text/html') && !query.query && !query.extensions;
+    if (wantsHtml) return sendBrowserPage(reply);
     checkQueryText(request.url, GRAPHQL_GET_PARAMETERS, { variables: query.variables, extensions: query.extensions });
     return answer.call(this, request, reply);
   });
