@@ -357,6 +357,6 @@ export async function startServer(config: Config, databaseUrl: string, log: (mes
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  log(`GraphQL API on http://localhost:${port}/graphql (open it in a browser for the GraphiQL IDE)`);
+  log(`GraphQL API on http://localhost:${port}/graphql (open it in a browser for ${config.graphqlIde ? 'the GraphiQL IDE' : 'how to query it; GRAPHQL_IDE=on serves the GraphiQL IDE there'})`);
   return app;
 }
