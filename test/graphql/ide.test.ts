@@ -1,13 +1,16 @@
 // GET /graphql from a browser, in a real (headless) Chromium with every
 // non-local request blocked: GraphiQL where the IDE is on (development by
 // default), served from local assets only, running queries and subscriptions
-// (graphql-ws on the same URL, the key from the IDE's headers editor); a
+// (graphql-ws on the same URL, the key from the IDE's headers editor; also
+// through deploy/nginx/nginx.conf); a
 // landing page where it is off (production by default), and GraphiQL without
 // docs where it is switched on without introspection.
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openOfflinePage, type OfflinePage } from '../support/browser.ts';
 import { rawGet } from '../support/raw-http.ts';
+import { nginxAvailable } from '../support/nginx.ts';
+import { type RunningNginx, startNginx } from '../../bench/lib/nginx.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANDING_QUERY } from '../../src/graphql/ide.ts';
 import { createTestApiKey, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
@@ -168,21 +171,35 @@ describe('development (GraphiQL, introspection on)', () => {
   });
 
   it('runs a subscription over graphql-ws on /graphql with the key from its headers: the current state, then a pushed change', async () => {
+    await subscribeInIde(baseUrl, baseUrl);
+  });
+
+  describe.skipIf(!nginxAvailable())('behind deploy/nginx/nginx.conf', () => {
+    let nginx: RunningNginx | undefined;
+    beforeAll(async () => {
+      nginx = await startNginx([new URL(baseUrl).host]);
+    });
+    afterAll(async () => {
+      await nginx?.stop();
+    });
+
+    it('runs the subscription through nginx: the WebSocket goes to the address the page was loaded from', async () => {
+      await subscribeInIde(nginx!.url, baseUrl);
+    });
+  });
+
+  /**
+   * Opens GraphiQL at `pageBase`, runs productChanged on product 1 (first
+   * with an unknown key in the headers editor, refused; then a valid one),
+   * writes through the API at `apiBase`, and sees the change in the result
+   * pane. Product 1's name is restored whatever happens.
+   */
+  async function subscribeInIde(pageBase: string, apiBase: string): Promise<void> {
     const key = await createTestApiKey(catalogue.db.url, { name: 'ide-subscriber' });
     const unknownKey = `cat_${'A'.repeat(43)}`;
     const sockets: string[] = [];
-    const restore = () => client.post('mutation($name: String!) { updateProduct(id: "1", input: { name: $name }) { id } }', { name: productName });
     try {
-      await subscribeInIde();
-    } finally {
-      await restore();
-    }
-    // Same origin, the page's scheme: ws://127.0.0.1:port/graphql.
-    expect(sockets.length).toBeGreaterThan(0);
-    for (const url of sockets) expect(url).toBe(`${baseUrl.replace(/^http/, 'ws')}/graphql`);
-
-    async function subscribeInIde() {
-      await inPage(baseUrl, async ({ page }) => {
+      await inPage(pageBase, async ({ page }) => {
         page.on('websocket', (socket) => sockets.push(socket.url()));
         await page.locator(QUERY_EDITOR).waitFor({ timeout: 10_000 });
         const result = async () => JSON.parse(await editorText(page, RESULT_PANE)) as { data?: { productChanged?: { id: string; product: { name: string } | null } }; errors?: { message: string }[] };
@@ -201,7 +218,7 @@ describe('development (GraphiQL, introspection on)', () => {
 
         // A write through the API: the pushed change replaces it in the result pane.
         const renamed = `${productName} (live)`;
-        const write = await fetch(`${baseUrl}/graphql`, {
+        const write = await fetch(`${apiBase}/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': key },
           body: JSON.stringify({ query: 'mutation($name: String!) { updateProduct(id: "1", input: { name: $name }) { id } }', variables: { name: renamed } }),
@@ -210,8 +227,13 @@ describe('development (GraphiQL, introspection on)', () => {
         expect(((await write.json()) as { errors?: unknown }).errors).toBeUndefined();
         await expect.poll(async () => (await result()).data?.productChanged, { timeout: 10_000 }).toEqual({ id: '1', product: { name: renamed } });
       });
+    } finally {
+      await client.post('mutation($name: String!) { updateProduct(id: "1", input: { name: $name }) { id } }', { name: productName });
     }
-  });
+    // Same origin, the page's scheme: ws://host:port/graphql.
+    expect(sockets.length).toBeGreaterThan(0);
+    for (const url of sockets) expect(url).toBe(`${pageBase.replace(/^http/, 'ws')}/graphql`);
+  }
 });
 
 describe('production (the IDE off: a landing page)', () => {
