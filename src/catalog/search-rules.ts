@@ -150,15 +150,14 @@ export const SEARCH_POSTINGS_SHARE = 0.5;
 // --- Reading a level in tie-break order (search-statements.ts) ----------
 
 /**
- * A level's next page is looked for first among the next SEARCH_WINDOW
- * products in tie-break order one by one, when its words are common enough
- * (at least SEARCH_WINDOW_SHARE of the catalogue) to fill a page there;
- * then run by run (search_buckets: about 4,096 products each) through the
- * tier's GIN index, SEARCH_BUCKETS runs; then every match past them, sorted.
+ * A level's next page is looked for run by run (search_buckets: about 4,096
+ * products each, in tie-break order) through the tier's GIN index,
+ * SEARCH_BUCKETS runs, then among every match past them, sorted. Each run's
+ * GIN scan costs about as much as one over the whole index for words that
+ * meet rarely, so an empty or sparse level is best proven by that one scan;
+ * a common level fills a page in its first run.
  */
-export const SEARCH_WINDOW = 500;
-export const SEARCH_WINDOW_SHARE = 0.04;
-export const SEARCH_BUCKETS = 8;
+export const SEARCH_BUCKETS = 2;
 
 // --- Counts --------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import {
 import { productColumns } from './queries.ts';
 import {
   type Classes, COUNT_EXACT_UP_TO, FIELD_SQL, levelOf, possibleLevels, PREFIX_EXPANSION, SEARCH_BUCKETS, SEARCH_POSTINGS_SHARE, SEARCH_TIERS,
-  SEARCH_WINDOW, SEARCH_WINDOW_SHARE, TYPO_CANDIDATES, TYPO_COMMONER, TYPO_RARE_DOCUMENTS, TYPO_SIMILARITY,
+  TYPO_CANDIDATES, TYPO_COMMONER, TYPO_RARE_DOCUMENTS, TYPO_SIMILARITY,
 } from './search-rules.ts';
 
 /** A searched word, as resolveStatement found it in the dictionary. */
@@ -53,9 +53,6 @@ export interface Resolved {
   corrected: boolean;
   /** A word is searched as more than its stem: completed or corrected (the exactness rule's last class can hold rows). */
   beyondTyped: boolean;
-  /** The fewest documents of a searched word, and the catalogue's size (-1: never analyzed). */
-  rarest: number;
-  products: number;
 }
 
 /** A lexeme as tsquery text (quotes and backslashes escaped). */
@@ -132,15 +129,14 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
       FROM resolved r
     ), size AS (
       -- The catalogue's size as last analyzed; never analyzed (-1): no word is left out.
-      SELECT CASE WHEN c.reltuples < 0 THEN 'Infinity'::float8 ELSE c.reltuples END AS products, c.reltuples FROM pg_class c WHERE c.oid = 'product_browse'::regclass
+      SELECT CASE WHEN c.reltuples < 0 THEN 'Infinity'::float8 ELSE c.reltuples END AS products FROM pg_class c WHERE c.oid = 'product_browse'::regclass
     ), kept AS (
       SELECT r.*, r.rarest = 1 OR r.running <= ${SEARCH_POSTINGS_SHARE} * (SELECT products FROM size) AS kept
       FROM (SELECT w.*, sum(w.documents) OVER (ORDER BY w.documents, w.n) AS running, row_number() OVER (ORDER BY w.documents, w.n) AS rarest FROM weighed w) r
     )
     SELECT (SELECT string_agg(k.term, ' & ' ORDER BY k.n) FILTER (WHERE k.kept) FROM kept k)::tsquery::text AS searched,
       (SELECT json_agg(json_build_object('stem', k.stem, 'typed', k.typed, 'term', k.term::tsquery::text, 'lexemes', k.lexemes, 'plain', k.plain,
-        'documents', k.documents, 'kept', k.kept) ORDER BY k.n) FROM kept k) AS words,
-      (SELECT reltuples FROM size) AS products`;
+        'documents', k.documents, 'kept', k.kept) ORDER BY k.n) FROM kept k) AS words`;
   return named('browse_resolve', text, [words]);
 }
 
@@ -149,7 +145,7 @@ const termOf = (stem: string, lexemes: readonly string[] | null) =>
   lexemes === null ? `${lexemeTerm(stem)}:*` : lexemes.length === 1 ? lexemeTerm(lexemes[0]!) : `( ${lexemes.map(lexemeTerm).join(' | ')} )`;
 
 /** What resolveStatement's row stands for (null: only stop words). */
-export function resolvedOf(row: { searched: string | null; words: ResolvedWord[] | null; products: number } | undefined): Resolved | null {
+export function resolvedOf(row: { searched: string | null; words: ResolvedWord[] | null } | undefined): Resolved | null {
   if (!row?.searched || !row.words) return null;
   const words = row.words;
   const kept = words.filter((w) => w.kept);
@@ -169,8 +165,6 @@ export function resolvedOf(row: { searched: string | null; words: ResolvedWord[]
     nameKey: words.every((w) => w.typed) ? words.map((w) => w.stem).join(' ') : null,
     corrected: kept.some((w) => w.lexemes !== null && w.lexemes.length !== w.plain!.length),
     beyondTyped: kept.some((w) => !w.typed || w.lexemes === null || w.lexemes.length !== 1),
-    rarest: Math.min(...kept.map((w) => w.documents)),
-    products: row.products,
   };
 }
 
@@ -182,10 +176,8 @@ interface Level {
   index: string[];
   /** Conditions past the index (earlier levels' rows left out, the user's filter). */
   filters: string[];
-  /** The whole-name level: read by name_key (a btree), every row, sorted. */
-  wholeName: boolean;
-  /** Common enough to look among the next SEARCH_WINDOW products first. */
-  window: boolean;
+  /** The whole-name level's condition on name_key: read by its btree, every row, sorted. */
+  wholeName: string | null;
 }
 
 /**
@@ -207,7 +199,6 @@ function levelsOf(searched: Resolved, params: Parameters, filters: string[], fro
   const typed = searched.typed && once(() => params.add(searched.typed!.map((t) => `( ${t} )`).join(' & '), 'tsquery'));
   const nameKey = once(() => params.add(searched.nameKey!, 'text'));
   const hasPairs = searched.searched.pairs.length > 0;
-  const dense = searched.products < 0 || searched.rarest >= SEARCH_WINDOW_SHARE * searched.products;
   const levels: Level[] = [];
   for (const classes of possibleLevels(hasPairs)) {
     if (levelOf(classes) < fromLevel) continue;
@@ -226,12 +217,12 @@ function levelsOf(searched: Resolved, params: Parameters, filters: string[], fro
       if (classes.proximity === 0) index.push(...adjacent);
       else where.push(`NOT (${adjacent.join(' AND ')})`);
     }
-    if (classes.exactness === 0) where.push(`b.name_key = ${nameKey()}`);
-    else {
+    const wholeName = classes.exactness === 0 ? `b.name_key = ${nameKey()}` : null;
+    if (wholeName === null) {
       if (searched.nameKey !== null && classes.typo === 0 && classes.attribute === 0 && classes.proximity === 0) where.push(`b.name_key <> ${nameKey()}`);
       if (typed !== null) where.push(classes.exactness === 1 ? `b.${tier.column} @@ ${typed()}` : `NOT b.${tier.column} @@ ${typed()}`);
     }
-    levels.push({ level: levelOf(classes), classes, index, filters: [...where, ...filters], wholeName: classes.exactness === 0, window: dense });
+    levels.push({ level: levelOf(classes), classes, index, filters: [...where, ...filters], wholeName });
   }
   return levels;
 }
@@ -258,11 +249,10 @@ export function parseSearchKey(key: string): { level: number; bucket: number; or
  * A page of search results for `searched` and `filter`, in the ranking
  * rules' order (search-rules.ts): level by level, each in tie-break order
  * (search_order), after `after`; `limit` rows: the product's columns, its
- * level, run and search_order as the sort key, and `extras`. Each level
- * looks among the next SEARCH_WINDOW products one by one (when its words
- * are common), then its tier's index run by run (search_bucket), then past
- * the runs; it stops at `limit` rows, and later stages and levels run only
- * while the page is not full.
+ * level, run and search_order as the sort key, and `extras`. The whole-name
+ * level is read by name_key; every other level reads its tier's index run by
+ * run (search_bucket), then past the runs; it stops at `limit` rows, and
+ * later stages and levels run only while the page is not full.
  */
 export function searchStatement(searched: Resolved, filter: BrowseFilter, after: Position | undefined, limit: number, extras: PageExtras = {}): BrowseStatement {
   const params = new Parameters();
@@ -275,20 +265,12 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
     const from = at ? params.add(at.order, 'bigint') : '-1::bigint';
     const select = `SELECT ${level.level} AS level, b.search_bucket AS bucket, b.search_order, b.product_id`;
     if (level.wholeName) {
-      return [`(${select} FROM product_browse b ${whereClause([...level.index, ...level.filters, `b.search_order > ${from}`])} ORDER BY b.search_order LIMIT ${size})`];
+      // The name's products by the name_key btree (OFFSET 0: alone), the words checked after: with
+      // them beside it, the generic plan read every name holding the words through the GIN index.
+      return [`(${select} FROM (SELECT * FROM product_browse b WHERE ${level.wholeName} OFFSET 0) b
+        ${whereClause([...level.index, ...level.filters, `b.search_order > ${from}`])} ORDER BY b.search_order LIMIT ${size})`];
     }
-    const all = [...level.index, ...level.filters];
     const firstBucket = params.add(at?.bucket ?? 0, 'int');
-    const window = level.window ? params.add(SEARCH_WINDOW, 'int') : undefined;
-    const walk = (columns: string) => `SELECT ${columns} FROM product_browse b WHERE b.search_order > ${from} ORDER BY b.search_order LIMIT ${window}`;
-    // The window's last row (or the cursor): the runs take over after it.
-    const last = window
-      ? `w AS MATERIALIZED (SELECT coalesce(max(search_order), ${from}) AS last FROM (${walk('b.search_order')}) ids)`
-      : `w AS MATERIALIZED (SELECT ${from} AS last)`;
-    const near = window
-      ? `(SELECT b.search_bucket AS bucket, b.search_order, b.product_id FROM (${walk('*')}) b ${whereClause(all)} ORDER BY b.search_order LIMIT ${size})
-        UNION ALL`
-      : '';
     // The runs in order, one LATERAL read each: the nested loop over
     // generate_series stops at the page's last row. A run's matches are read
     // by its GIN scan alone (OFFSET 0: not flattened) and filtered after:
@@ -296,14 +278,12 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
     // index of the whole filter, the same entries for every run.
     const runs = `(SELECT x.* FROM generate_series(${firstBucket}, ${firstBucket} + ${SEARCH_BUCKETS - 1}) AS g(bucket), LATERAL (
           SELECT b.search_bucket AS bucket, b.search_order, b.product_id FROM (
-            SELECT * FROM product_browse b ${whereClause(['b.search_bucket = g.bucket', ...level.index])} OFFSET 0) b, w
-          ${whereClause([...level.filters, 'b.search_order > w.last'])} ORDER BY b.search_order LIMIT ${size}) x)`;
+            SELECT * FROM product_browse b ${whereClause(['b.search_bucket = g.bucket', ...level.index])} OFFSET 0) b
+          ${whereClause([...level.filters, `b.search_order > ${from}`])} ORDER BY b.search_order LIMIT ${size}) x)`;
     // Past the runs: every match, sorted (+ 0: not by the search_order index, which would walk every row).
-    const past = `(SELECT b.search_bucket AS bucket, b.search_order, b.product_id FROM product_browse b, w
-          ${whereClause([...all, 'b.search_order + 0 > w.last', `b.search_bucket + 0 >= ${firstBucket} + ${SEARCH_BUCKETS}`])} ORDER BY b.search_order + 0 LIMIT ${size})`;
+    const past = `(SELECT b.search_bucket AS bucket, b.search_order, b.product_id FROM product_browse b
+          ${whereClause([...level.index, ...level.filters, `b.search_order + 0 > ${from}`, `b.search_bucket + 0 >= ${firstBucket} + ${SEARCH_BUCKETS}`])} ORDER BY b.search_order + 0 LIMIT ${size})`;
     return [`(SELECT ${level.level} AS level, found.* FROM (
-        WITH ${last}
-        ${near}
         ${runs}
         UNION ALL
         ${past}

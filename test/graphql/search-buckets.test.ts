@@ -1,13 +1,12 @@
 // A search reads each level of its results in tie-break order (search_order:
-// popularity, then id): a window of products one by one (when its words are
-// common), then the tier's GIN index run by run (search_bucket, the runs of
-// search_buckets), then every match past the runs. The test catalogue is one
+// popularity, then id): the tier's GIN index run by run (search_bucket, the
+// runs of search_buckets), then every match past the runs. The test catalogue is one
 // run, so this file adds products and cuts the catalogue's order into many
 // short runs, and checks that paging through a search crosses every stage in
 // order, losing and repeating nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SearchProductsDocument, type SearchProductsQuery } from '../../src/generated/graphql/operations/graphql.ts';
-import { SEARCH_BUCKETS, SEARCH_WINDOW, SEARCH_WINDOW_SHARE } from '../../src/catalog/search-rules.ts';
+import { SEARCH_BUCKETS } from '../../src/catalog/search-rules.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue();
@@ -56,7 +55,7 @@ describe('search levels read run by run', () => {
     await catalogue.direct.rows(`SELECT refresh_product_browse(ARRAY(SELECT id FROM products))`);
   });
 
-  it('spreads the products over more runs than a level reads one by one', async () => {
+  it('spreads the products over more runs than a level reads before the rest', async () => {
     const [row] = await catalogue.direct.rows<{ runs: number }>(`SELECT count(DISTINCT search_bucket)::int AS runs FROM product_browse WHERE product_id = ANY($1)`, [ids]);
     expect(row!.runs).toBeGreaterThan(2 * SEARCH_BUCKETS);
   });
@@ -69,18 +68,6 @@ describe('search levels read run by run', () => {
     const rankOf = (id: number) => edges.find((edge) => Number(edge.node.id) === id)!.rank;
     expect(new Set(ids.filter((_, k) => inName(k)).map(rankOf)).size).toBe(1);
     expect(rankOf(ids[0]!)).toBeGreaterThan(rankOf(ids[1]!));
-  });
-
-  it('reads a common word\'s level from the window first, with the same answer', async () => {
-    // As a load counts it: in so many documents that the window is worth reading first.
-    const [size] = await catalogue.direct.rows<{ n: number }>(`SELECT reltuples::int AS n FROM pg_class WHERE relname = 'product_browse'`);
-    expect(COUNT).toBeLessThan(SEARCH_WINDOW);
-    await catalogue.direct.rows(`UPDATE search_lexemes SET documents = $1 WHERE lexeme = $2`, [Math.ceil(SEARCH_WINDOW_SHARE * Math.max(size!.n, 1)) + 1, WORD]);
-    try {
-      for (const first of [2, 5]) expect((await searchAll(WORD, first)).map((edge) => Number(edge.node.id))).toEqual(expected());
-    } finally {
-      await catalogue.direct.rows(`UPDATE search_lexemes SET documents = 0 WHERE lexeme = $1`, [WORD]);
-    }
   });
 
   it('filters inside every stage, and a two-word search crosses them too', async () => {
