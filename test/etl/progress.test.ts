@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCatalogue } from '../../src/etl/generate/generate.ts';
 import { loadCatalogue } from '../../src/etl/load/load.ts';
+import { formatSummary } from '../../src/etl/load/summary.ts';
 import { Progress } from '../../src/etl/progress.ts';
 import { queryOnce } from '../../src/db/pool/query-once.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -143,6 +144,11 @@ describe('a load', () => {
       .toBeCloseTo(summary.cpu.total.database!, 5);
     expect(Object.keys(summary.buildCpu)).toEqual(expect.arrayContaining(['browse rows', 'style documents', 'read model indexes']));
     expect(summary.buildCpu['browse rows']).toBeGreaterThan(0);
+    // Linux: the whole host's busy CPU, and the cores the load wanted (sampled), at most the host's cores for the load's wall time.
+    expect(summary.cpu.total.host).toBeGreaterThan(0);
+    expect(summary.cpu.build.wanted).toBeGreaterThan(0);
+    expect(summary.cpu.total.wanted!).toBeLessThanOrEqual(os.availableParallelism() * summary.seconds.total + 0.5);
+    expect(formatSummary(summary)).toMatch(/^cores, busy with the load\/wanted by it\/busy on the host: files [\d.]+\/[\d.]+\/[\d.]+, keys .*, builds [\d.]+\/[\d.]+\/[\d.]+, /m);
     expect(Object.values(summary.buildCpu).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(summary.cpu.build.database! + 0.05);
   });
 

@@ -501,6 +501,8 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       const swapCpu = cpu.read();
       const minus = (a: CpuSeconds, b: CpuSeconds): CpuSeconds => ({
         loader: a.loader - b.loader, database: a.database === undefined || b.database === undefined ? undefined : a.database - b.database,
+        host: a.host === undefined || b.host === undefined ? undefined : a.host - b.host,
+        wanted: a.wanted === undefined || b.wanted === undefined ? undefined : a.wanted - b.wanted,
       });
       const summary: LoadSummary = {
         runId: loadRun,
@@ -554,6 +556,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     throw error;
   } finally {
     progress?.stop();
+    cpu.stop();
     await control.query('SELECT pg_advisory_unlock($1)', [LOAD_LOCK]).catch(() => {});
     control.release();
     await pool.end();

@@ -11,6 +11,24 @@ function cpuLine(cpu: LoadSummary['cpu']): string {
     + `total ${total.toFixed(1)} (${(total / 2).toFixed(1)} s of two cores)`;
 }
 
+/**
+ * Cores per phase, averaged over its wall time: busy with the load (loader
+ * and backends), wanted by it (threads and backends ready to run: what it
+ * would keep busy on an idle host), and busy on the whole host. Wanted below
+ * the host's cores: the phase leaves a core idle; busy below wanted: it
+ * shared the cores with other work.
+ */
+function coresLine(summary: LoadSummary): string {
+  const phases = ['files', 'keys', 'build', 'finish', 'swap'] as const;
+  const cores = (phase: (typeof phases)[number]) => {
+    const c = summary.cpu[phase];
+    const wall = Math.max(summary.seconds[phase], 0.001);
+    const figures = [(c.loader + (c.database ?? 0)) / wall, c.wanted, c.host].map((v, i) => (v === undefined ? '-' : (i === 0 ? v : v / wall).toFixed(2)));
+    return `${phase === 'build' ? 'builds' : phase} ${figures.join('/')}`;
+  };
+  return `cores, busy with the load/wanted by it/busy on the host: ${phases.map(cores).join(', ')}`;
+}
+
 export function formatSummary(summary: LoadSummary): string {
   const header = ['file', 'read', 'loaded', 'rejected', 'repaired', 'seconds', 'rows/s'];
   const rows = summary.files.map((f) => [
@@ -27,6 +45,7 @@ export function formatSummary(summary: LoadSummary): string {
     `builds, busy seconds over the connections: ${Object.entries(s.busy).map(([kind, seconds]) => `${kind} ${seconds.toFixed(1)}`).join(', ')}`,
     ...(Object.keys(summary.buildCpu).length > 0 ? [`builds, database CPU seconds: ${Object.entries(summary.buildCpu).map(([kind, seconds]) => `${kind} ${seconds.toFixed(1)}`).join(', ')}`] : []),
     cpuLine(summary.cpu),
+    coresLine(summary),
     rejected > 0
       ? `${rejected.toLocaleString('en-US')} rejected rows kept in table load_rejects: SELECT file, line, reason, raw FROM load_rejects WHERE run_id = ${summary.runId} ORDER BY file, line;`
       : 'no rows rejected',
