@@ -124,6 +124,13 @@ async function bareCopy(databaseUrl: string, cleanDir: string, baseline: Baselin
   }
 }
 
+/** The load's cores over its wall time: busy with it, wanted by it, busy on the whole host (cpu-meter.ts; '-' where not measured). */
+function coresDuringLoad(summary: LoadSummary): string {
+  const { loader, database, wanted, host } = summary.cpu.total;
+  const wall = Math.max(summary.seconds.total, 0.001);
+  return [loader + (database ?? 0), wanted, host].map((v) => (v === undefined ? '-' : (v / wall).toFixed(2))).join('/');
+}
+
 async function exportClean(databaseUrl: string, cleanDir: string): Promise<void> {
   fs.mkdirSync(cleanDir, { recursive: true });
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -222,6 +229,7 @@ runCommand(async () => {
     ['host load average during the load (1 min: lowest-highest, mean)', String(results.loadAverage), ''],
     ['CPU of the load: loader + its database backends', summary.cpu.total.database === undefined ? `${summary.cpu.total.loader.toFixed(1)} s` : `${(summary.cpu.total.loader + summary.cpu.total.database).toFixed(1)} s`,
       summary.cpu.total.database === undefined ? 'loader only (the server is not on this machine)' : `loader ${summary.cpu.total.loader.toFixed(1)}, database ${summary.cpu.total.database.toFixed(1)}; half of it: the load on two otherwise idle cores`],
+    ['cores during the load: busy with it/wanted by it/busy on the host', coresDuringLoad(summary), 'wanted: its threads and backends ready to run (what it keeps busy on an idle host)'],
     ['builds, database CPU seconds by kind', '', Object.entries(summary.buildCpu).map(([kind, seconds]) => `${kind} ${seconds.toFixed(1)}`).join(', ')],
     ['bare COPY, same clean rows, into unindexed tables', `${unindexed.toFixed(1)} s`, 'ingest only'],
     ['then building their keys and indexes', `${(results.indexBuildSeconds as number).toFixed(1)} s`, ''],
