@@ -3,7 +3,7 @@
 // graphql-sse's client. Each subscriber gets every id's current state first,
 // then an event for each committed change, whoever made it (a GraphQL
 // mutation, a REST write, SQL by hand), and null once the product is deleted.
-import { ApolloClient, gql, InMemoryCache } from '@apollo/client';
+import { ApolloClient, ApolloLink, gql, HttpLink, InMemoryCache } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
@@ -100,6 +100,41 @@ describe('productChanged', () => {
       expect((apollo.cache.extract() as Record<string, unknown>)[`Product:${a}`]).toMatchObject({ name: 'Apollo live' });
     } finally {
       subscription.unsubscribe();
+      await ws.dispose();
+    }
+  });
+
+  it('Apollo Client: a watched query follows a pushed change through the normalised cache, without asking the server again', async () => {
+    const a = ids[3]!;
+    const ws = wsClient(base, { apiKey: client.apiKey });
+    let httpRequests = 0;
+    const http = new HttpLink({
+      uri: `${base}/graphql`,
+      headers: { authorization: `Bearer ${client.apiKey}` },
+      fetch: (input, init) => { httpRequests++; return fetch(input, init); },
+    });
+    // Queries over HTTP, subscriptions over the WebSocket: the split Apollo documents.
+    const link = ApolloLink.split(({ query }) => query.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'subscription'), new GraphQLWsLink(ws), http);
+    const apollo = new ApolloClient({ link, cache: new InMemoryCache() });
+    const names: string[] = [];
+    const watched = apollo.watchQuery({ query: gql`query Page($id: ID!) { product(id: $id) { id name } }`, variables: { id: String(a) } }).subscribe({
+      next: (result) => { const name = (result.data as { product?: { name: string } } | undefined)?.product?.name; if (name) names.push(name); },
+    });
+    const received = new Received();
+    const live = apollo.subscribe({ query: gql(PRODUCT_LIVE), variables: { ids: [String(a)] } }).subscribe({
+      next: (result) => received.push(result as never),
+      error: (error: unknown) => received.end(error),
+    });
+    try {
+      await received.until((r) => r.latest(a) !== undefined && names.length > 0, 5_000, 'the query and the current state');
+      expect(httpRequests).toBe(1);
+      await catalogue.direct.rows(`UPDATE products SET name = 'Watched live' WHERE id = $1`, [a]);
+      await received.until(() => names.at(-1) === 'Watched live', 5_000, 'the watched query showing the change');
+      // The query's own result was never fetched again: the event updated Product:<id> in the cache.
+      expect(httpRequests).toBe(1);
+    } finally {
+      live.unsubscribe();
+      watched.unsubscribe();
       await ws.dispose();
     }
   });

@@ -28,6 +28,12 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
 const CLOSE_GRACE_MS = 1_000;
 /** What a connection costs its caller's rate-limit budget when it starts (as one REST request). */
 const CONNECTION_COST = 1;
+/**
+ * Each connection is pinged once a period, a slice of them at a time: pinging
+ * 20,000 in one turn of the event loop (and reading their 20,000 pongs) holds
+ * back every event for that long, on the server and on clients alike.
+ */
+const PING_SLICES = 50;
 /** WebSocket close reasons are at most 123 bytes. */
 const reason = (text: string) => (Buffer.byteLength(text) <= 123 ? text : `${Buffer.from(text).subarray(0, 120).toString()}...`);
 
@@ -68,6 +74,9 @@ export class WsTransport {
   private readonly wss: WebSocketServer;
   private readonly connections = new Set<Connection>();
   private readonly pinger: NodeJS.Timeout;
+  /** Where the ping round has got to (connections added meanwhile are reached in this round). */
+  private pingRound: Iterator<Connection> | undefined;
+  private pingRoundStarted = 0;
   private closing = false;
 
   constructor(options: WsTransportOptions) {
@@ -83,7 +92,7 @@ export class WsTransport {
     const server = this.protocolServer();
     this.wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.opened(server, socket, request));
     // One timer for every connection: each is pinged once a period, and closed if it did not answer the last.
-    this.pinger = setInterval(() => this.ping(), options.pingMs);
+    this.pinger = setInterval(() => this.ping(), Math.max(1, Math.floor(options.pingMs / PING_SLICES)));
     this.pinger.unref();
   }
 
@@ -126,8 +135,20 @@ export class WsTransport {
     });
   }
 
+  /** The next slice of the round (1/PING_SLICES of the connections): each is visited once a period. */
   private ping(): void {
-    for (const connection of this.connections) {
+    const slice = Math.ceil(this.connections.size / PING_SLICES);
+    for (let i = 0; i < slice; i++) {
+      let next = this.pingRound?.next();
+      if (!next || next.done) {
+        // A round starts once a period at most: a connection has a whole period to answer.
+        if (performance.now() - this.pingRoundStarted < this.options.pingMs) return;
+        this.pingRoundStarted = performance.now();
+        this.pingRound = this.connections.values();
+        next = this.pingRound.next();
+        if (next.done) return;
+      }
+      const connection = next.value;
       if (!connection.alive) {
         connection.socket.terminate();
         continue;
