@@ -179,6 +179,11 @@ function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
+/** File descriptors `pid` holds (a connection is one). */
+function openFiles(pid: number): number {
+  return fs.readdirSync(`/proc/${pid}/fd`).length;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -368,11 +373,13 @@ async function main(): Promise<void> {
       if (count === 0) continue;
       const generator = transport === 'websocket' && values.generator === 'k6' ? k6Generator(api.url, work) : nodeClients;
       const rssBefore = rssBytes(pid);
+      const filesBefore = openFiles(pid);
       const opened = performance.now();
       const failedConnections = await generator.open(transport, Array.from({ length: count }, (_, i) => ids[i % ids.length]!));
       const connectSeconds = (performance.now() - opened) / 1000;
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       const rssConnected = rssBytes(pid);
+      const filesConnected = openFiles(pid);
       const commits = new Map<number, number>();
       generator.measure();
       const cpu = (pids: number[]) => pids.reduce((sum, p) => sum + cpuSeconds(p), 0);
@@ -415,11 +422,14 @@ async function main(): Promise<void> {
         writerCpuPercent: round1(((writerUsage.user + writerUsage.system) / 1e6 / elapsed) * 100),
         ...(collected.loopDelayMs ? { clientLoopDelayMs: collected.loopDelayMs } : {}),
         apiRssMb: Math.round(rssConnected / 1048576),
+        apiOpenFiles: { before: filesBefore, connected: filesConnected },
         kbPerConnection: round1((rssConnected - rssBefore) / count / 1024),
         connectSeconds: round1(connectSeconds),
       });
       console.log(JSON.stringify(results.at(-1)));
       await generator.close();
+      // Until the API has let go of them (closing thousands of connections is work of its own, which the next transport's figures must not carry).
+      for (const deadline = Date.now() + 60_000; openFiles(pid) > filesBefore + 50 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 200));
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   } finally {

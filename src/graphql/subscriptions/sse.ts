@@ -10,7 +10,6 @@
 // graphql-sse's client reconnect, and get each product's current state again.
 // A stream whose socket stays full (the reader is not reading) is cut once
 // its pending events have waited LIVE_SLOW_CONSUMER_MS.
-import { once } from 'node:events';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
@@ -34,12 +33,43 @@ export interface SseTransportOptions {
 type StreamContext = {
   live: LiveOperation;
   response: ServerResponse;
+  /** Resolves once everything written to the response has been handed to the kernel. */
+  written: () => Promise<void>;
 };
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 
 function errorBody(message: string, code: string, extensions: Record<string, unknown> = {}): string {
   return JSON.stringify({ errors: [{ message, extensions: { code, ...extensions } }] });
+}
+
+/**
+ * Counts a response's writes not yet handed to the kernel (their callbacks
+ * not yet called); returns a wait for there being none (or the response
+ * closed).
+ */
+function trackWrites(response: ServerResponse): () => Promise<void> {
+  let outstanding = 0;
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    const woken = waiters;
+    waiters = [];
+    for (const resolve of woken) resolve();
+  };
+  const write = response.write;
+  response.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]): boolean {
+    outstanding++;
+    const at = rest.findIndex((arg) => typeof arg === 'function');
+    const callback = at >= 0 ? (rest[at] as (error?: Error | null) => void) : undefined;
+    const done = (error?: Error | null) => {
+      if (--outstanding === 0) wake();
+      callback?.(error);
+    };
+    const args = at >= 0 ? rest.map((arg, i) => (i === at ? done : arg)) : [...rest, done];
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...args);
+  } as ServerResponse['write'];
+  response.once('close', wake);
+  return () => (outstanding === 0 || response.destroyed ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve)));
 }
 
 export class SseTransport {
@@ -66,7 +96,7 @@ export class SseTransport {
         }
         const reply = req.context.reply;
         for (const [name, value] of prepared.headers) void reply.header(name, value);
-        const context: StreamContext = { live: prepared.operation, response: reply.raw };
+        const context: StreamContext = { live: prepared.operation, response: reply.raw, written: trackWrites(reply.raw) };
         return { schema: options.schema, document: prepared.operation.document, operationName: prepared.operation.operationName, contextValue: context };
       },
       subscribe: (args) => {
@@ -76,10 +106,13 @@ export class SseTransport {
         // Its results' errors are formatted already (plain objects), which is all an event's JSON needs.
         return subscription as unknown as AsyncGenerator<ExecutionResult>;
       },
-      // The next event is taken only once the socket has room: a slow reader's events wait (and coalesce) in the hub.
+      // The next event is taken only once the last one was handed to the kernel:
+      // a slow reader's events wait (and coalesce) in the hub. graphql-sse
+      // queues what onNext lets through without bound (its writer waits for
+      // each write, so a full socket's `drain` never comes while events pile up
+      // in that queue): at most one event slips past this wait into it.
       onNext: async (context) => {
-        const { response } = context;
-        if (response.writableNeedDrain && !response.destroyed) await once(response, 'drain').catch(() => {});
+        await context.written();
       },
     });
   }
