@@ -118,7 +118,7 @@ export function possibleLevels(pairs: boolean): Classes[] {
 export const TYPO_SIMILARITY = 0.2;
 /**
  * A misspelt word's correction is chosen among this many lexemes nearest by
- * trigram distance, by edit distance: a swap of two letters breaks most of a
+ * trigram distance (and any as near as the last of them), by edit distance: a swap of two letters breaks most of a
  * short word's trigrams, so the right word is often not the nearest ("pakra":
  * 'pair' is nearer than 'parka').
  */

@@ -98,8 +98,10 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
     ), corrected AS MATERIALIZED ( -- each word's correction looked up once
       SELECT f.*, c.lexeme AS correction FROM found f LEFT JOIN LATERAL (
         SELECT near.lexeme FROM (
+          -- Nearest first by the GiST index, ties with the last kept (a set that does not depend on the scan):
+          -- with the lexeme as a second sort key, the generic plan measured every plain word's distance and sorted.
           SELECT l.lexeme, l.documents FROM search_lexemes l WHERE l.lexeme ~ '^[[:alnum:]]+$' AND l.lexeme !~ '^[0-9]+$'
-          ORDER BY l.lexeme <-> f.stem, l.lexeme LIMIT ${TYPO_CANDIDATES}) near
+          ORDER BY l.lexeme <-> f.stem FETCH FIRST ${TYPO_CANDIDATES} ROWS WITH TIES) near
         WHERE similarity(near.lexeme, f.stem) >= ${TYPO_SIMILARITY} AND length(near.lexeme) <= ${MAX_TYPO_LEXEME} AND near.lexeme <> f.stem
           -- A word the catalogue has (rarely) only beside a commoner one an edit away (a swap of two letters is one).
           AND (f.documents IS NULL OR near.documents >= ${TYPO_COMMONER} * greatest(f.documents, 1) AND (levenshtein(near.lexeme, f.stem) = 1
