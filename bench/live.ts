@@ -155,7 +155,7 @@ function clientProcess(): void {
       } else if (message.type === 'collect') {
         loop.disable();
         // The histogram measures the timer's whole interval: its resolution is taken off.
-        const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4) / 100 - 10);
+        const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4 - 1000) / 100);
         send({ type: 'collected', sequences: recorder.sequences, times: recorder.times, events: recorder.events, loopDelayMs: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) } });
       } else if (message.type === 'close') {
         for (const client of clients) {

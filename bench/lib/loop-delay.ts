@@ -8,7 +8,7 @@ if (file) {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   // The histogram measures the timer's whole interval: its resolution is taken off.
-  const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4) / 100 - 10);
+  const ms = (ns: number) => Math.max(0, Math.round(ns / 1e4 - 1000) / 100);
   process.once('exit', () => {
     fs.writeFileSync(file, JSON.stringify({ p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), p999: ms(histogram.percentile(99.9)), max: ms(histogram.max) }));
   });
