@@ -78,7 +78,9 @@ export type Mutation = {
    * With an idempotency key (this argument, or the request's `Idempotency-Key`
    * header), the product is created at most once per key: a retry with the same
    * key and the same input returns the product the first one created, and the
-   * same key with a different input fails with IDEMPOTENCY_KEY_REUSED (HTTP 422).
+   * same key with a different input fails with IDEMPOTENCY_KEY_REUSED (HTTP 200,
+   * beside `data: null`: the request was valid and nothing was created; REST's
+   * POST /products answers 422).
    * Keys are remembered for IDEMPOTENCY_KEY_TTL_SECONDS (24 hours by default).
    */
   createProduct: Product;
