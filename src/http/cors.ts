@@ -34,4 +34,14 @@ export async function registerCors(app: FastifyInstance, config: CorsConfig): Pr
     // A plain OPTIONS (no Origin) is answered like a preflight, not with a 400.
     strictPreflight: false,
   });
+  // The plugin leaves a preflight from an unlisted origin (or a plain OPTIONS
+  // without one) to the router, whose only OPTIONS route then answers 404 "no
+  // route". Every preflight is a 204 (docs/caching.md "CORS"); this one without
+  // any Access-Control-* header, which is what refuses it in the browser.
+  // (Runs after the plugin's hook, which ends every OPTIONS it answers.)
+  if (listed) {
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.method === 'OPTIONS') return reply.code(204).header('content-length', '0').send();
+    });
+  }
 }

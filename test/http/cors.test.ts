@@ -48,6 +48,19 @@ describe('CORS', () => {
       }
       const other = await client.app.inject({ method: 'GET', url: '/products/1', headers: { origin: 'https://evil.example' } });
       expect(other.headers.vary).toMatch(/\bOrigin\b/);
+      // Preflights: a listed origin's is allowed; an unlisted one's (or a plain
+      // OPTIONS) is a 204 too (issue 32: 404 "no route OPTIONS"), without any
+      // Access-Control-* header, which is what makes its browser refuse.
+      for (const url of ['/graphql', '/products/1', '/products/1/styles']) {
+        const listed = await client.app.inject(preflight(url));
+        expect([listed.statusCode, listed.headers['access-control-allow-origin']]).toEqual([204, ORIGIN]);
+        for (const origin of ['https://evil.example', 'null', undefined]) {
+          const refused = await client.app.inject(origin ? preflight(url, origin) : { method: 'OPTIONS', url });
+          expect([url, origin, refused.statusCode, refused.body]).toEqual([url, origin, 204, '']);
+          expect(Object.keys(refused.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+          expect(refused.headers.vary).toMatch(/\bOrigin\b/);
+        }
+      }
       const graphql = await client.app.inject({ method: 'GET', url: '/graphql?query=%7B__typename%7D', headers: { origin: ORIGIN, accept: 'application/json' } });
       expect(graphql.headers.vary).toBe('Origin, Accept');
       // The IDE page adds to Vary rather than replacing it.
