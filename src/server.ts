@@ -35,6 +35,7 @@ import { registerDocs } from './rest/docs.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { recordOperation } from './observability/graphql-operations.ts';
 import { type LogDestination, loggerOptions } from './observability/logging.ts';
+import { containsApiKey } from './util/api-key-format.ts';
 import { CatalogueMetrics } from './observability/metrics.ts';
 import { registerObservability } from './observability/plugin.ts';
 import { AdminAccess } from './observability/admin-access.ts';
@@ -83,10 +84,14 @@ export interface App {
   live: Live | undefined;
 }
 
-/** A request's id: the caller's x-request-id when it is 1-128 of [A-Za-z0-9_.-], else a fresh UUID. */
+/**
+ * A request's id: the caller's x-request-id when it is 1-128 of [A-Za-z0-9_.-]
+ * and holds nothing shaped like an API key (an id is logged on every line and
+ * echoed back), else a fresh UUID.
+ */
 function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
+  return typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) && !containsApiKey(incoming) ? incoming : crypto.randomUUID();
 }
 
 /** Trusts the `hops` nearest proxies (X-Forwarded-For entries counted from the right). */

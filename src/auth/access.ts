@@ -6,6 +6,7 @@ import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { RateLimitDecision, RateLimiter } from '../ratelimit/limiter.ts';
 import { MemoryRateLimiter } from '../ratelimit/memory-limiter.ts';
 import { type ActiveApiKey, isWellFormedApiKey } from './api-keys.ts';
+import { API_KEY_BODY_LENGTH, API_KEY_MARK } from '../util/api-key-format.ts';
 import { presentedKey } from './credentials.ts';
 import type { ApiKeyResolver } from './key-resolver.ts';
 
@@ -135,7 +136,7 @@ export class AccessControl {
     if (secret === undefined) return { key: undefined, address };
     if (!isWellFormedApiKey(secret)) {
       const decision = await this.chargeRefusedKey(address);
-      throw new Unauthenticated('the API key is not valid (malformed: a key is "cat_" and 43 base64url characters)', INVALID_TOKEN, decision);
+      throw new Unauthenticated(`the API key is not valid (malformed: a key is "${API_KEY_MARK}" and ${API_KEY_BODY_LENGTH} base64url characters)`, INVALID_TOKEN, decision);
     }
     const check = this.options.resolver.check(secret);
     let key: ActiveApiKey | undefined;

@@ -5,6 +5,7 @@
 // and, for GraphQL, the operation.
 import { type FastifyBaseLogger, LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.ts';
+import { REDACTED, containsApiKey, redactApiKeys } from '../util/api-key-format.ts';
 import { ANONYMOUS_OPERATION } from './graphql-operations.ts';
 
 declare module 'fastify' {
@@ -23,36 +24,59 @@ export interface LogDestination {
 
 const VERBOSITY: Record<LogLevel, number> = { debug: 4, info: 3, warn: 2, error: 1, silent: 0 };
 
-/** Query parameters whose values are secrets (compared case-insensitively, after percent-decoding the name). */
+/** Query parameters whose values are secrets whatever their shape (compared case-insensitively, after percent-decoding the name). */
 const SECRET_PARAMETERS = new Set(['api_key', 'apikey', 'api-key', 'x-api-key', 'key', 'token', 'access_token']);
-export const REDACTED = '[REDACTED]';
 
-function parameterName(raw: string): string {
+/** Percent-decoding rounds a URL piece is read through (a key encoded twice is still a key in a log). */
+const DECODE_ROUNDS = 3;
+
+function decoded(raw: string): string {
   try {
-    return decodeURIComponent(raw.replace(/\+/g, ' ')).toLowerCase();
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
   } catch {
-    return raw.toLowerCase();
+    return raw;
   }
 }
 
+function parameterName(raw: string): string {
+  return decoded(raw).toLowerCase();
+}
+
+/** A piece of a URL (between / ? & =) with anything key-shaped in it redacted, also when percent-encoding hides it. */
+function redactPiece(piece: string): string {
+  if (containsApiKey(piece)) return redactApiKeys(piece);
+  let text = piece;
+  for (let round = 0; round < DECODE_ROUNDS && text.includes('%'); round++) {
+    text = decoded(text);
+    if (containsApiKey(text)) return REDACTED;
+  }
+  return piece;
+}
+
 /**
- * The URL as logged: values of query parameters that carry secrets
+ * The URL as logged: anything shaped like an API key (src/util/api-key-format.ts)
+ * redacted wherever it is (path, parameter names and values, percent-encoded
+ * or not), and the values of query parameters that carry secrets of any shape
  * (`?api_key=`, `key`, `token`, `access_token`, any case) replaced by
  * [REDACTED]. The API never reads keys from the URL, but clients send them
  * there anyway, and a log must not keep them.
  */
 export function redactUrl(url: string): string {
   const query = url.indexOf('?');
-  if (query < 0) return url;
-  let redacted = false;
-  const parts = url.slice(query + 1).split('&').map((part) => {
-    const equals = part.indexOf('=');
-    const name = equals < 0 ? part : part.slice(0, equals);
-    if (!SECRET_PARAMETERS.has(parameterName(name))) return part;
-    redacted = true;
-    return `${name}=${REDACTED}`;
-  });
-  return redacted ? `${url.slice(0, query)}?${parts.join('&')}` : url;
+  let logged = url;
+  if (query >= 0) {
+    let named = false;
+    const parts = url.slice(query + 1).split('&').map((part) => {
+      const equals = part.indexOf('=');
+      const name = equals < 0 ? part : part.slice(0, equals);
+      if (!SECRET_PARAMETERS.has(parameterName(name))) return part;
+      named = true;
+      return `${name}=${REDACTED}`;
+    });
+    if (named) logged = `${url.slice(0, query)}?${parts.join('&')}`;
+  }
+  if (!logged.includes('%')) return redactApiKeys(logged);
+  return logged.split(/([/?&=;])/).map((piece, i) => (i % 2 === 1 ? piece : redactPiece(piece))).join('');
 }
 
 export class CompletionLog extends LogController {
@@ -160,6 +184,10 @@ export function loggerOptions(level: LogLevel, destination?: LogDestination): Pi
       serializers: {
         req: (request: FastifyRequest) => ({ method: request.method, url: redactUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort }),
       },
+      // And every line as written, whoever wrote it and whatever it holds (a
+      // header echoed in an error, a message quoting input): nothing shaped
+      // like an API key leaves the process in a log.
+      hooks: { streamWrite: redactApiKeys },
     },
     logController: new CompletionLog(level),
     childLoggerFactory: requestLoggerFactory(level),
