@@ -7,7 +7,7 @@ import type { RateLimitDecision, RateLimiter } from '../ratelimit/limiter.ts';
 import { MemoryRateLimiter } from '../ratelimit/memory-limiter.ts';
 import { type ActiveApiKey, isWellFormedApiKey } from './api-keys.ts';
 import { API_KEY_BODY_LENGTH, API_KEY_MARK } from '../util/api-key-format.ts';
-import { presentedKey } from './credentials.ts';
+import { CONFLICTING_KEYS, presentedKey } from './credentials.ts';
 import type { ApiKeyResolver } from './key-resolver.ts';
 
 export interface Caller {
@@ -41,6 +41,13 @@ export class Unauthenticated extends IdentifyRefusal {
   }
 }
 
+/** 400: `Authorization: Bearer` and `x-api-key` carry different keys (the same key in both is fine). */
+export class ConflictingKeys extends IdentifyRefusal {
+  constructor() {
+    super('Authorization (Bearer) and x-api-key carry different API keys: send one key, in either header or the same in both', undefined);
+  }
+}
+
 /** 503: a presented key could not be looked up (Postgres unreachable); the caller may retry. */
 export class KeyCheckUnavailable extends IdentifyRefusal {
   constructor() {
@@ -60,18 +67,22 @@ export class AddressRateLimited extends IdentifyRefusal {
   }
 }
 
-/** A refusal before the request is served: 401, 429 or 503, with the headers to send. */
-export type IdentifyFailure = Unauthenticated | KeyCheckUnavailable | AddressRateLimited;
+/** A refusal before the request is served: 400, 401, 429 or 503, with the headers to send. */
+export type IdentifyFailure = ConflictingKeys | Unauthenticated | KeyCheckUnavailable | AddressRateLimited;
 
 export function isIdentifyFailure(error: unknown): error is IdentifyFailure {
   return error instanceof IdentifyRefusal;
 }
 
-export function refusal(error: IdentifyFailure): { status: number; headers: Record<string, string> } {
+/** The GraphQL error code of a refusal (`extensions.code`), for the transports that answer in GraphQL's shape. */
+export type RefusalCode = 'BAD_REQUEST' | 'UNAUTHENTICATED' | 'RATE_LIMITED' | 'SERVICE_UNAVAILABLE';
+
+export function refusal(error: IdentifyFailure): { status: number; code: RefusalCode; headers: Record<string, string> } {
   const headers: Record<string, string> = error.decision ? Object.fromEntries(rateLimitHeaders(error.decision)) : {};
-  if (error instanceof AddressRateLimited) return { status: 429, headers };
-  if (error instanceof Unauthenticated) return { status: 401, headers: { ...headers, 'www-authenticate': error.challenge } };
-  return { status: 503, headers: { ...headers, 'retry-after': '1' } };
+  if (error instanceof ConflictingKeys) return { status: 400, code: 'BAD_REQUEST', headers };
+  if (error instanceof AddressRateLimited) return { status: 429, code: 'RATE_LIMITED', headers };
+  if (error instanceof Unauthenticated) return { status: 401, code: 'UNAUTHENTICATED', headers: { ...headers, 'www-authenticate': error.challenge } };
+  return { status: 503, code: 'SERVICE_UNAVAILABLE', headers: { ...headers, 'retry-after': '1' } };
 }
 
 export type Access = 'read' | 'write';
@@ -134,6 +145,7 @@ export class AccessControl {
   async identify(headers: IncomingHttpHeaders, address: string): Promise<Caller> {
     const secret = presentedKey(headers);
     if (secret === undefined) return { key: undefined, address };
+    if (secret === CONFLICTING_KEYS) throw new ConflictingKeys();
     if (!isWellFormedApiKey(secret)) {
       const decision = await this.chargeRefusedKey(address);
       throw new Unauthenticated(`the API key is not valid (malformed: a key is "${API_KEY_MARK}" and ${API_KEY_BODY_LENGTH} base64url characters)`, INVALID_TOKEN, decision);

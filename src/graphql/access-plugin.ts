@@ -36,10 +36,10 @@ export function graphqlCaller(access: AccessControl) {
       return false;
     } catch (error) {
       if (!isIdentifyFailure(error)) throw error;
-      const { status, headers } = refusal(error);
+      const { status, code, headers } = refusal(error);
       const extensions = error instanceof AddressRateLimited
-        ? { code: RATE_LIMITED, cost: error.cost, limit: error.decision.limit, remaining: error.decision.remaining, retryAfter: error.decision.retryAfterSeconds }
-        : { code: error instanceof Unauthenticated ? UNAUTHENTICATED : 'SERVICE_UNAVAILABLE' };
+        ? { code, cost: error.cost, limit: error.decision.limit, remaining: error.decision.remaining, retryAfter: error.decision.retryAfterSeconds }
+        : { code };
       void reply.code(status).headers(headers).send({ errors: [{ message: error.message, extensions }] });
       return true;
     }

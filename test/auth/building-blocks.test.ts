@@ -4,7 +4,7 @@
 // cache, credentials parsing, and what happens when the limiter fails.
 import { describe, expect, it } from 'vitest';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/auth/api-keys.ts';
-import { presentedKey } from '../../src/auth/credentials.ts';
+import { CONFLICTING_KEYS, presentedKey } from '../../src/auth/credentials.ts';
 import { AccessControl, AddressRateLimited, Unauthenticated } from '../../src/auth/access.ts';
 import { ApiKeyResolver, type ListedKey, SCAN_INTERVAL_MS } from '../../src/auth/key-resolver.ts';
 import { MemoryRateLimiter } from '../../src/ratelimit/memory-limiter.ts';
@@ -261,12 +261,14 @@ describe('presentedKey', () => {
     [{ authorization: 'Bearer cat_x' }, 'cat_x'],
     [{ authorization: 'bearer   cat_x ' }, 'cat_x'],
     [{ 'x-api-key': ' cat_y ' }, 'cat_y'],
-    [{ authorization: 'Bearer cat_x', 'x-api-key': 'cat_y' }, 'cat_x'],
+    // Two different keys: neither is taken (access.ts refuses the request with a 400).
+    [{ authorization: 'Bearer cat_x', 'x-api-key': 'cat_y' }, CONFLICTING_KEYS],
+    [{ authorization: 'Bearer cat_x', 'x-api-key': ' cat_x' }, 'cat_x'],
     [{ authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': 'cat_y' }, 'cat_y'],
     [{ authorization: 'Basic dXNlcjpwYXNz' }, undefined],
     [{ 'x-api-key': '' }, undefined],
     [{}, undefined],
-  ])('%j -> %s', (headers, expected) => {
+  ] as [Record<string, string>, string | typeof CONFLICTING_KEYS | undefined][])('%j -> %s', (headers, expected) => {
     expect(presentedKey(headers)).toBe(expected);
   });
 });

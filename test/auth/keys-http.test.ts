@@ -91,6 +91,31 @@ describe('with API_KEYS_FOR_READS=optional (the default)', () => {
     expect(response.body).toEqual({ data: { product: { id: '3' } } });
   });
 
+  it('refuses two different keys in Authorization and x-api-key: 400 naming both headers, nothing written; the same key in both is served', async () => {
+    // Issue 32: one silently won. Both keys valid here: the refusal is about the disagreement.
+    const other = await createTestApiKey(catalogue.db.url, { name: 'the other key' });
+    const message = 'Authorization (Bearer) and x-api-key carry different API keys: send one key, in either header or the same in both';
+    for (const headers of [{ authorization: `Bearer ${key}`, 'x-api-key': other }, { authorization: `bearer ${other}`, 'x-api-key': `cat_${'A'.repeat(43)}` }]) {
+      for (const [method, url, payload] of [['GET', '/products/3', undefined], ['PUT', '/products/3', { name: 'never written' }]] as const) {
+        const response = await rest(client, method, url, headers, payload);
+        expect([method, response.status, response.json]).toEqual([method, 400, { error: message }]);
+      }
+      for (const query of ['{ product(id: "3") { id } }', 'mutation { updateProduct(id: "3", input: { name: "never written" }) { id } }']) {
+        const response = await graphql(client, query, headers);
+        expect(response.status).toBe(400);
+        expect(response.body).toEqual({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+      }
+      const get = await client.injectAnonymous({ method: 'GET', url: '/graphql?query=%7B__typename%7D', headers: { ...headers, accept: 'application/json' } });
+      expect(get.statusCode).toBe(400);
+    }
+    expect((await rest(client, 'GET', '/products/3')).json.name).not.toBe('never written');
+    // The same key in both, and a scheme that is not ours beside a key: served.
+    const same = await rest(client, 'PUT', '/products/3', { authorization: `Bearer ${key}`, 'x-api-key': ` ${key} ` }, { slogan: 'one key, twice' });
+    expect(same.status).toBe(200);
+    expect((await graphql(client, UPDATE_MUTATION, { authorization: `Bearer ${other}`, 'x-api-key': other })).status).toBe(200);
+    expect((await rest(client, 'GET', '/products/3', { authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': key })).status).toBe(200);
+  });
+
   it('refuses a key it does not know, even for a read (401 invalid_token)', async () => {
     const wrong = `${key.slice(0, -4)}AAAA`;
     const read = await rest(client, 'GET', '/products/3', { authorization: `Bearer ${wrong}` });

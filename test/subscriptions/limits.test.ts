@@ -5,7 +5,7 @@
 // starts. Malformed traffic never takes the server down.
 import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type TestClient, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
+import { createTestApiKey, type TestClient, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { Received, sseClient, subscribeSse, subscribeWs, wsClient } from '../support/live-clients.ts';
 
 const STOCK = `subscription Stock($ids: [ID!]!) { productChanged(ids: $ids) { id product { id name styles { skus { size quantity } } } } }`;
@@ -62,6 +62,26 @@ describe('with API_KEYS_FOR_READS=required', () => {
       dispose();
       await ws.dispose();
     }
+  });
+
+  it('two different keys (Authorization and x-api-key): WebSocket closed with 4400, SSE a 400, both naming the headers; the same key twice subscribes', async () => {
+    const other = await createTestApiKey(catalogue.db.url, { name: 'the other key' });
+    const message = 'Authorization (Bearer) and x-api-key carry different API keys: send one key, in either header or the same in both';
+    // On the upgrade, or one in connection_init and the other on the upgrade.
+    const upgrade = await rawWs(base(), (socket) => socket.send(JSON.stringify({ type: 'connection_init' })), { headers: { authorization: `Bearer ${client.apiKey}`, 'x-api-key': other } });
+    expect([upgrade.code, upgrade.reason]).toEqual([4400, message]);
+    const mixed = await rawWs(base(), (socket) => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'X-Api-Key': other } })), { headers: { authorization: `Bearer ${client.apiKey}` } });
+    expect(mixed.code).toBe(4400);
+    const query = encodeURIComponent(STOCK);
+    const variables = encodeURIComponent(JSON.stringify({ ids: [id] }));
+    const sse = await fetch(`${base()}/graphql/stream?query=${query}&variables=${variables}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${client.apiKey}`, 'x-api-key': other } });
+    expect(sse.status).toBe(400);
+    expect(await sse.json()).toEqual({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+    const ws = wsClient(base(), { apiKey: client.apiKey, headers: { 'x-api-key': client.apiKey! } });
+    const { received, dispose } = subscribeWs(ws, { query: STOCK, variables: { ids: [id] } });
+    await received.until((r) => r.latest(id) !== undefined, 5_000, 'the current state');
+    dispose();
+    await ws.dispose();
   });
 
   it('SSE: 401 with WWW-Authenticate before the stream starts; a key streams', async () => {

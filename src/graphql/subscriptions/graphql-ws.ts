@@ -18,7 +18,7 @@ import type { Duplex } from 'node:stream';
 import { CloseCode, type Context, GRAPHQL_TRANSPORT_WS_PROTOCOL, handleProtocols, makeServer } from 'graphql-ws';
 import { type ExecutionResult, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { type AccessControl, AddressRateLimited, type Caller, isIdentifyFailure, rateLimitMessage, Unauthenticated } from '../../auth/access.ts';
+import { type AccessControl, AddressRateLimited, type Caller, ConflictingKeys, isIdentifyFailure, rateLimitMessage, Unauthenticated } from '../../auth/access.ts';
 import type { LiveHub, LiveOperation, LiveSubscription } from './hub.ts';
 import type { LiveOperations } from './operation.ts';
 
@@ -248,7 +248,8 @@ export class WsTransport {
       caller = await access.identify(headers, address);
       access.require(caller, 'read');
     } catch (error) {
-      if (error instanceof AddressRateLimited) socket.close(CloseCode.TooManyInitialisationRequests, reason(error.message));
+      if (error instanceof ConflictingKeys) socket.close(CloseCode.BadRequest, reason(error.message));
+      else if (error instanceof AddressRateLimited) socket.close(CloseCode.TooManyInitialisationRequests, reason(error.message));
       else if (error instanceof Unauthenticated) socket.close(CloseCode.Unauthorized, reason(error.message));
       else if (isIdentifyFailure(error)) socket.close(1013, reason(error.message));
       else throw error;

@@ -138,8 +138,8 @@ export class SseTransport {
       caller = await this.options.access.identify(request.headers, request.ip);
     } catch (error) {
       if (!isIdentifyFailure(error)) throw error;
-      const { status, headers } = identifyRefusal(error);
-      return void reply.code(status).headers({ ...headers, ...JSON_TYPE }).send(errorBody(error.message, status === 401 ? 'UNAUTHENTICATED' : status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE'));
+      const { status, code, headers } = identifyRefusal(error);
+      return void reply.code(status).headers({ ...headers, ...JSON_TYPE }).send(errorBody(error.message, code));
     }
     this.callers.set(request, caller);
     // graphql-sse's distinct-connections mode answers `Accept: text/event-stream` exactly.
