@@ -260,12 +260,17 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
     },
     ProductUpdate: {
       type: 'object',
-      description: 'Any subset of the create fields, at least one. Other properties are ignored; `features` replaces all features.',
+      description: `Any subset of the create fields, at least one; any other property is refused (400). \`features\` replaces all features.`,
       properties: writeFields,
+      // Together: at least one property, and each one a product field.
       minProperties: 1,
-      anyOf: Object.keys(writeFields).map((key) => ({ required: [key] })),
+      additionalProperties: false,
       examples: [{ default_price: '120.00' }],
-      [MESSAGE]: { type: 'must be a JSON object', minProperties: 'must contain at least one field to change', anyOf: 'must contain at least one field to change' },
+      [MESSAGE]: {
+        type: 'must be a JSON object',
+        minProperties: `must contain at least one of the fields ${Object.keys(writeFields).join(', ')}`,
+        additionalProperties: 'is not a product field',
+      },
     },
   };
   return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, { $id: name, ...schema }]));

@@ -46,6 +46,10 @@ function annotated(schema: unknown, keyword: string): string | undefined {
 /** A body's or header's first problem, named and explained. */
 function describe(errors: ErrorObject[], name: (pointer: string) => string): string {
   const first = errors[0]!;
+  if (first.keyword === 'additionalProperties') {
+    const extra = (first.params as { additionalProperty: string }).additionalProperty;
+    return `${name(`${first.instancePath}/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}`)}: ${annotated(first.parentSchema, first.keyword) ?? 'is not allowed'}`;
+  }
   if (first.keyword === 'required') {
     const missing = (first.params as { missingProperty: string }).missingProperty;
     return `${name(`${first.instancePath}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`)}: is required`;
@@ -98,7 +102,6 @@ export function restValidatorCompiler(shared: Schema[]): FastifySchemaCompiler<S
     // Prices and counts: no coercion beyond coerceParameters' exact one.
     coerceTypes: false,
     strict: true,
-    // ProductUpdate's "at least one of" names properties defined one level up.
     strictRequired: false,
     // `format` is an annotation in 2020-12 (the request schemas use none).
     validateFormats: false,

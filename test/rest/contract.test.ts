@@ -302,6 +302,20 @@ describe('writes', () => {
     expect(after).toBe(before);
   });
 
+  it.each([
+    ['{}', 'body: must contain at least one of the fields name, slogan, description, category, default_price, features'],
+    ['{"__proto__": {}}', 'body: must contain at least one of the fields name, slogan, description, category, default_price, features'],
+    ['{"foo": 1}', 'foo: is not a product field'],
+    ['{"id": 5}', 'id: is not a product field'],
+    ['{"slogan": "ok", "foo": 1}', 'foo: is not a product field'],
+  ])('PUT %s is a 400 naming what is wrong, and writes nothing', async (payload, message) => {
+    const before = (await get('/products/5')).raw;
+    const response = await client.app.inject({ method: 'PUT', url: '/products/5', payload, headers: { 'content-type': 'application/json' } });
+    documented('PUT', '/products/5', response);
+    expect({ status: response.statusCode, body: response.body }).toEqual({ status: 400, body: JSON.stringify({ error: message }) });
+    expect((await get('/products/5')).raw).toBe(before);
+  });
+
   it('answers 400 for malformed JSON and 400 for an empty update, 404 for updating an unknown product', async () => {
     const malformed = await client.app.inject({ method: 'POST', url: '/products', payload: '{"name": ', headers: { 'content-type': 'application/json' } });
     expect(malformed.statusCode).toBe(400);

@@ -31,8 +31,7 @@ export function defaultOpenApiDocument(): OpenApiDocument {
 
 /**
  * A new Ajv for OpenAPI 3.1 schemas: draft 2020-12, strict (unknown keywords are
- * errors), formats checked. strictRequired is off: ProductUpdate's `anyOf: [{required: [name]}, ...]`
- * ("at least one of") names properties defined one level up, which it reports.
+ * errors), formats checked. strictRequired is off, as in the server's validator (src/rest/validation.ts).
  */
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
