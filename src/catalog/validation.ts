@@ -18,6 +18,19 @@ export class NotFoundError extends Error {
   }
 }
 
+/**
+ * A product version as `version` gives it: products.version, a bigint from a
+ * sequence, as decimal text. What cannot be one is the client's mistake (400),
+ * not a conflict with the stored product.
+ */
+const VERSION = /^[1-9][0-9]*$/;
+
+/** A version a client sent back (GraphQL expectedVersion), checked for its form. */
+export function parseVersion(value: string, field: string): string {
+  if (!VERSION.test(value)) throw new ValidationError(field, `must be a product's \`version\` as read (decimal digits, e.g. "1000342"), got ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`);
+  return value;
+}
+
 export interface FeatureWrite { feature: string; value: string | null }
 export interface ProductWrite {
   name?: string;

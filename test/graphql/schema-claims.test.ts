@@ -104,6 +104,14 @@ const PROVOKE: Record<string, (accept: string) => Promise<GraphQLResponse>> = {
     const { id, version } = await staleVersion(accept);
     return post(`mutation { deleteProduct(id: "${id}", expectedVersion: "${version}") }`, accept);
   },
+  'Mutation.updateProduct BAD_USER_INPUT': async (accept) => {
+    const { id } = await newProduct(accept);
+    return post(`mutation { updateProduct(id: "${id}", input: { name: "never" }, expectedVersion: "garbage") { id } }`, accept);
+  },
+  'Mutation.deleteProduct BAD_USER_INPUT': async (accept) => {
+    const { id } = await newProduct(accept);
+    return post(`mutation { deleteProduct(id: "${id}", expectedVersion: "garbage") }`, accept);
+  },
   'Mutation.createProduct IDEMPOTENCY_KEY_REUSED': async (accept) => {
     const key = `claims-${accept}-${Date.now()}`;
     const first = await post(`mutation { createProduct(input: ${PRODUCT_INPUT('first')}, idempotencyKey: "${key}") { id } }`, accept);

@@ -143,6 +143,19 @@ describe.each(EXECUTORS)('GraphQL: version and expectedVersion ($engine)', ({ en
     expect(gone.body).toEqual({ data: { deleteProduct: String(id) } });
   });
 
+  it.each(['garbage', '"1"', '', '01', '-5', ' 7'])('an expectedVersion that cannot be a version (%j) is BAD_USER_INPUT naming it (a malformed If-Match is a 400), not CONFLICT, and writes nothing', async (bad) => {
+    const { id } = await create();
+    const before = (await get(id)).body;
+    for (const [query, variables] of [[UPDATE, { id: String(id), v: bad, name: 'never' }], [DELETE, { id: String(id), v: bad }]] as const) {
+      const refused = await graphql.post(query, variables);
+      // A field's error: HTTP 200 beside null data (src/graphql/http-status.ts).
+      expect(refused.status).toBe(200);
+      expect(refused.body.data).toBeNull();
+      expect(refused.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'expectedVersion' }, message: expect.stringMatching(/^expectedVersion: /) });
+    }
+    expect((await get(id)).body).toBe(before);
+  });
+
   it('without expectedVersion the write applies as before', async () => {
     const { id } = await create();
     const applied = await graphql.post<{ updateProduct: { name: string } }>(UPDATE, { id: String(id), name: 'Unconditional' });

@@ -5,7 +5,7 @@ import type { MutationResolvers } from '../../generated/graphql/resolvers.ts';
 import { IdempotencyKeyReused, parseIdempotencyKey } from '../../catalog/idempotency.ts';
 import type { CatalogLoaders } from '../../catalog/loaders.ts';
 import { type ProductCreate, VersionMismatch, type WrittenProduct } from '../../catalog/service.ts';
-import { ValidationError, validateProductWrite } from '../../catalog/validation.ts';
+import { ValidationError, parseVersion, validateProductWrite } from '../../catalog/validation.ts';
 import { WriteContention } from '../../db/writes/transaction.ts';
 import { badInput, idempotencyKeyReused, legacyUnavailable, notFound, versionConflict, writeContention } from '../errors.ts';
 import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../../catalog/source.ts';
@@ -43,8 +43,8 @@ function primed(loaders: CatalogLoaders, { product, features }: WrittenProduct) 
   return product;
 }
 
-/** expectedVersion as the service takes it: undefined when not sent. */
-const expected = (version: string | null | undefined) => (version === undefined || version === null ? undefined : [version]);
+/** expectedVersion as the service takes it: undefined when not sent; not a version at all is a 400. */
+const expected = (version: string | null | undefined) => (version === undefined || version === null ? undefined : [validated(() => parseVersion(version, 'expectedVersion'))]);
 
 export const Mutation: MutationResolvers = {
   createProduct: async (_root, { input, idempotencyKey }, { service, idempotencyKeyHeader, loaders }) => {
