@@ -97,7 +97,9 @@ describe('development (GraphiQL, introspection on)', () => {
     const html = await response.text();
 
     const tags = [...html.matchAll(/<(script|link)\b[^>]*>/g)].map((m) => m[0]);
-    const urls = tags.map((tag) => /\b(?:src|href)="([^"]+)"/.exec(tag)?.[1]).filter((url): url is string => url !== undefined);
+    // The empty icon (data:,) is inline: nothing is fetched for it.
+    expect(tags).toContain('<link rel="icon" href="data:,">');
+    const urls = tags.map((tag) => /\b(?:src|href)="([^"]+)"/.exec(tag)?.[1]).filter((url): url is string => url !== undefined && url !== 'data:,');
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline scripts
     expect(urls.some((url) => url.endsWith('.js'))).toBe(true);
     expect(urls.some((url) => url.endsWith('.css'))).toBe(true);
@@ -254,6 +256,8 @@ describe('production (the IDE off: a landing page)', () => {
     const html = await response.text();
     expect(html).not.toContain('/graphql/assets/graphiql');
     expect(html).toContain('GRAPHQL_IDE=on');
+    // An icon of its own, so the browser does not ask for /favicon.ico (a 404 in its console).
+    expect(html).toContain('<link rel="icon" href="data:,">');
     const scripts = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]!);
     expect(scripts).toHaveLength(1);
     expect((await fetch(baseUrl + scripts[0])).status).toBe(200);
