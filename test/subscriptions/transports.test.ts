@@ -44,9 +44,8 @@ describe('productChanged', () => {
       await received.until((r) => r.latest(a)?.name === 'Live A', 5_000, 'the mutation');
 
       // REST.
-      const current = await client.app.inject({ method: 'GET', url: `/products/${b}` });
-      const put = await client.app.inject({ method: 'PUT', url: `/products/${b}`, payload: { ...JSON.parse(current.body), name: 'Live B' }, headers: { 'content-type': 'application/json' } });
-      expect(put.statusCode).toBeLessThan(300);
+      const put = await client.app.inject({ method: 'PUT', url: `/products/${b}`, payload: { name: 'Live B' }, headers: { 'content-type': 'application/json' } });
+      expect(put.statusCode).toBe(200);
       await received.until((r) => r.latest(b)?.name === 'Live B', 5_000, 'the REST write');
 
       // SQL by hand: a sku's quantity.
