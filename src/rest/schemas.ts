@@ -141,6 +141,9 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
     },
   };
 
+  // A product as read carries these too: a PUT of it, edited, ignores them.
+  const readOnlyFields = Object.fromEntries(productKeys.filter((key) => !(key in writeFields)).map((key) => [key, { description: 'Read-only: ignored.' }]));
+
   const schemas: Record<string, Record<string, unknown>> = {
     Money: {
       type: 'string',
@@ -260,15 +263,14 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
     },
     ProductUpdate: {
       type: 'object',
-      description: `Any subset of the create fields, at least one; any other property is refused (400). \`features\` replaces all features.`,
-      properties: writeFields,
-      // Together: at least one property, and each one a product field.
-      minProperties: 1,
+      description: 'Any subset of the create fields, at least one. The read-only fields of a product as read (`id`, `created_at`, …) are ignored, so a product read, edited and sent back is accepted; any other property is refused (400: a misspelt field would otherwise change nothing). `features` replaces all features.',
+      properties: { ...writeFields, ...readOnlyFields },
+      anyOf: Object.keys(writeFields).map((key) => ({ required: [key] })),
       additionalProperties: false,
       examples: [{ default_price: '120.00' }],
       [MESSAGE]: {
         type: 'must be a JSON object',
-        minProperties: `must contain at least one of the fields ${Object.keys(writeFields).join(', ')}`,
+        anyOf: `must contain at least one of the fields ${Object.keys(writeFields).join(', ')}`,
         additionalProperties: 'is not a product field',
       },
     },

@@ -50,6 +50,9 @@ function describe(errors: ErrorObject[], name: (pointer: string) => string): str
     const extra = (first.params as { additionalProperty: string }).additionalProperty;
     return `${name(`${first.instancePath}/${extra.replace(/~/g, '~0').replace(/\//g, '~1')}`)}: ${annotated(first.parentSchema, first.keyword) ?? 'is not allowed'}`;
   }
+  // "At least one of" (anyOf of required): its own message, not its first branch's.
+  const atLeastOne = errors.find((error) => error.keyword === 'anyOf' && error.instancePath === first.instancePath && annotated(error.parentSchema, 'anyOf'));
+  if (first.keyword === 'required' && atLeastOne) return `${name(first.instancePath)}: ${annotated(atLeastOne.parentSchema, 'anyOf')}`;
   if (first.keyword === 'required') {
     const missing = (first.params as { missingProperty: string }).missingProperty;
     return `${name(`${first.instancePath}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`)}: is required`;
