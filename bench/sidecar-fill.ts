@@ -33,7 +33,7 @@ import { migrate } from '../src/db/server/migrate.ts';
 import { recreateDatabase } from './lib/bench-database.ts';
 import { BenchError } from './lib/bench-error.ts';
 import { startLegacySimProcess } from './lib/legacy-sim-process.ts';
-import { durationSeconds } from './lib/plan.ts';
+import { durationOption, wholeOption } from './lib/plan.ts';
 import { type References, getBytes, pagePaths } from './lib/product-pages.ts';
 import { startApi } from './lib/server-process.ts';
 
@@ -66,15 +66,8 @@ function parsePlan(args: string[]): FillPlan {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const whole = (name: string, raw: string, min: number, max: number) => {
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
-    return Number(raw);
-  };
-  const seconds = (name: string, raw: string, min: number) => {
-    const value = durationSeconds(raw);
-    if (!(value >= min)) throw new UsageError(`--${name} must be a duration of at least ${min} s, e.g. 2s or 40m (got ${JSON.stringify(raw)})`);
-    return value;
-  };
+  const whole = wholeOption;
+  const seconds = durationOption;
   const perItem = Number(values['per-item-ms']);
   if (values['per-item-ms'].trim() === '' || !(perItem >= 0 && perItem <= 60_000)) throw new UsageError(`--per-item-ms must be a number of milliseconds from 0 to 60000 (got ${JSON.stringify(values['per-item-ms'])})`);
   return {

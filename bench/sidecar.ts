@@ -40,7 +40,7 @@ import { recreateDatabase } from './lib/bench-database.ts';
 import { BenchError } from './lib/bench-error.ts';
 import { freshGet } from './lib/fresh-get.ts';
 import { type LegacySimProcess, startLegacySimProcess } from './lib/legacy-sim-process.ts';
-import { durationSeconds } from './lib/plan.ts';
+import { durationOption, wholeOption } from './lib/plan.ts';
 import { type PageMode, PAGE_MODES, type References, type RunResult, getBytes, pagePaths, pageProblem, percentile, runClients } from './lib/product-pages.ts';
 import { type CacheMode, type ServerProcess, startApi } from './lib/server-process.ts';
 
@@ -93,15 +93,8 @@ function parsePlan(args: string[]): SidecarPlan {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const whole = (name: string, raw: string, min: number, max: number) => {
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
-    return Number(raw);
-  };
-  const seconds = (name: string, raw: string, min: number) => {
-    const value = durationSeconds(raw);
-    if (!(value >= min)) throw new UsageError(`--${name} must be a duration of at least ${min} s, e.g. 10s or 2m (got ${JSON.stringify(raw)})`);
-    return value;
-  };
+  const whole = wholeOption;
+  const seconds = durationOption;
   const positive = (name: string, raw: string) => {
     const value = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number (got ${JSON.stringify(raw)})`);

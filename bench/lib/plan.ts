@@ -85,6 +85,19 @@ export function durationSeconds(duration: string): number {
   return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2] as keyof typeof unit], 0);
 }
 
+/** `--<name>`: a whole number from min to max, or a usage error. */
+export function wholeOption(name: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+  return Number(raw);
+}
+
+/** `--<name>`: a duration (durationSeconds) of at least min seconds, or a usage error. */
+export function durationOption(name: string, raw: string, min: number): number {
+  const value = durationSeconds(raw);
+  if (!(value >= min)) throw new UsageError(`--${name} must be a duration of at least ${min} s, e.g. 10s or 2m (got ${JSON.stringify(raw)})`);
+  return value;
+}
+
 export function parsePlan(args: string[]): BenchPlan {
   let values;
   try {
