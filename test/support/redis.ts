@@ -11,13 +11,29 @@ export function redisAvailable(): boolean {
   return found;
 }
 
-function listening(port: number): Promise<boolean> {
+/**
+ * The process id of the Redis answering on `port` (INFO server), or undefined
+ * when nothing answers there yet.
+ */
+function redisPid(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('error', () => resolve(false));
+    let reply = '';
+    const done = (pid: number | undefined) => { socket.destroy(); resolve(pid); };
+    socket.setTimeout(1_000, () => done(undefined));
+    socket.once('connect', () => socket.write('INFO server\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('latin1');
+      const match = /process_id:(\d+)\r\n/.exec(reply);
+      if (match) done(Number(match[1]));
+    });
+    socket.once('error', () => done(undefined));
+    socket.once('end', () => done(undefined));
   });
 }
+
+/** The port found free was taken by another server before ours could bind it. */
+export class PortTakenError extends Error {}
 
 export class TestRedis {
   readonly port: number;
@@ -31,9 +47,22 @@ export class TestRedis {
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
+  /**
+   * Starts the server and waits until it answers. It must be this server that
+   * answers: a port found free can be taken by another file's server before
+   * ours binds it (ours then exits), and a test must never share another's Redis.
+   */
   async start(): Promise<void> {
-    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], { stdio: 'ignore' });
-    for (let i = 0; i < 100 && !(await listening(this.port)); i++) await new Promise((r) => setTimeout(r, 50));
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], { stdio: 'ignore' });
+    this.process = child;
+    for (let i = 0; i < 100 && child.exitCode === null && child.signalCode === null; i++) {
+      if ((await redisPid(this.port)) === child.pid) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const exited = child.exitCode !== null || child.signalCode !== null;
+    if (!exited) child.kill('SIGKILL');
+    this.process = undefined;
+    throw new PortTakenError(`redis-server on port ${this.port} ${exited ? 'exited at start (port taken by another server?)' : 'did not answer within 5 s'}`);
   }
   async stop(): Promise<void> {
     const child = this.process;
@@ -45,10 +74,17 @@ export class TestRedis {
   }
 }
 
+/** A Redis of the caller's own on a free port (another port if the one found is taken before it binds). */
 export async function startTestRedis(args: string[] = []): Promise<TestRedis> {
-  const redis = new TestRedis(await freePort(), args);
-  await redis.start();
-  return redis;
+  for (let attempt = 1; ; attempt++) {
+    const redis = new TestRedis(await freePort(), args);
+    try {
+      await redis.start();
+      return redis;
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+    }
+  }
 }
 
 /** Waits (up to 2 s) until an app's response cache is connected to its Redis. */
