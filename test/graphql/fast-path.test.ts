@@ -161,25 +161,34 @@ describe.each(SETUPS)('checked queries on the fast path, cache $cache', ({ cache
     const perMinute = 20_000;
     await withClient({ ...env(), RATE_LIMIT: 'on', RATE_LIMIT_ANONYMOUS_PER_MINUTE: String(perMinute), RATE_LIMIT_GRAPHQL_COST_UNIT: '1' }, async (client) => {
       const remaining = (response: { headers: Record<string, unknown> }) => Number(response.headers['ratelimit-remaining']);
-      let last = Date.now();
-      let slack = 0; // what the bucket may have refilled between two answers, plus the rounding down of each
-      const timed = async (query: string, variables: Record<string, unknown>) => {
+      type Timed = { response: Awaited<ReturnType<typeof post>>; sent: number; answered: number };
+      const timed = async (query: string, variables: Record<string, unknown>): Promise<Timed> => {
+        const sent = Date.now();
         const response = await post(client, query, variables);
-        const now = Date.now();
-        slack = Math.max(slack, Math.ceil(((now - last) * perMinute) / 60_000) + 1);
-        last = now;
-        return response;
+        return { response, sent, answered: Date.now() };
       };
-      const first = await timed(QUERY, { id: '5' }); // Apollo
-      const second = await timed(QUERY, { id: '5' }); // fast path (a hit with a cache)
-      const third = await timed(QUERY, { id: '6' }); // fast path (a miss with a cache)
-      expect(client.server.fastPath!.answered).toBe(2);
-      const cost = remaining(first) - remaining(second);
-      expect(cost).toBeGreaterThan(2 * slack); // a second charge would stand out
-      expect(Math.abs(remaining(second) - remaining(third) - cost)).toBeLessThanOrEqual(slack);
-      const handedOver = await timed(QUERY, { id: '0' }); // an error: Apollo words it
-      expect(JSON.parse(handedOver.body).errors[0].extensions.code).toBe('BAD_USER_INPUT');
-      expect(Math.abs(remaining(third) - remaining(handedOver) - cost)).toBeLessThanOrEqual(slack);
+      // The most the bucket can refill between the charges of two requests:
+      // the first's charge came after it was sent, the second's before its
+      // answer (plus one for the rounding down of each).
+      const refill = (a: Timed, b: Timed) => Math.ceil(((b.answered - a.sent) * perMinute) / 60_000) + 1;
+      let cost = 0;
+      for (let attempt = 1; ; attempt++) {
+        const first = await timed(QUERY, { id: '5' }); // Apollo
+        const answeredBefore = client.server.fastPath!.answered;
+        const second = await timed(QUERY, { id: '5' }); // fast path (a hit with a cache)
+        const third = await timed(QUERY, { id: String(5 + attempt) }); // fast path (a miss with a cache)
+        const handedOver = await timed(QUERY, { id: '0' }); // an error: Apollo words it
+        expect(client.server.fastPath!.answered - answeredBefore).toBe(2);
+        expect(JSON.parse(handedOver.response.body).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+        const slack = Math.max(refill(first, second), refill(second, third), refill(third, handedOver));
+        cost = remaining(first.response) - remaining(second.response);
+        // A host too slow to tell a second charge from the refill measures again.
+        if (cost <= 2 * slack && attempt < 3) continue;
+        expect(cost).toBeGreaterThan(2 * slack); // a second charge would stand out
+        expect(Math.abs(remaining(second.response) - remaining(third.response) - cost)).toBeLessThanOrEqual(slack);
+        expect(Math.abs(remaining(third.response) - remaining(handedOver.response) - cost)).toBeLessThanOrEqual(slack);
+        break;
+      }
       let refused;
       for (let i = 0; i < 2 * Math.ceil(perMinute / cost) && !refused; i++) {
         const response = await post(client, QUERY, { id: '5' }, { accept: GRAPHQL_ACCEPT });
