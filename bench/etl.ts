@@ -23,14 +23,14 @@ import { generateCatalogue, isCurrent, readManifest } from '../src/etl/generate/
 import type { LoadSummary } from '../src/etl/load/load.ts';
 import { TABLES } from '../src/etl/load/tables.ts';
 import { BUILD_SETTINGS, type Build, type Definitions, READ_MODEL_TABLES, liveDefinitions } from '../src/etl/load/definitions.ts';
-import { LOADER_SCRIPT, loaderArguments } from './lib/etl-loader.ts';
+import { LOADER_SCRIPT, loaderArguments, loaderEnvironment } from './lib/etl-loader.ts';
 
 const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--dir <generated files to reuse>] [--regenerate] [--with-migrated]';
 
 function runLoader(databaseUrl: string, dir: string, summaryFile: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...loaderArguments(), LOADER_SCRIPT, '--dir', dir, '--replace', '--summary-json', summaryFile], {
-      stdio: 'inherit', env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: 'inherit', env: { ...process.env, ...loaderEnvironment(), DATABASE_URL: databaseUrl },
     });
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`data:load exited with ${code}`))));

@@ -15,10 +15,12 @@
 -- search_bucket, the run of search_order it falls in (search_buckets, made
 -- by rebuild_search_buckets: 0 before the first).
 --
--- Each distinct name, category and description of a call is turned into a
--- vector once (the loader calls this on chunks of products, and catalogues
--- repeat those texts); the slogan and feature values, nearly always
--- distinct, once per product. Unchanged rows are not rewritten, so the
+-- Each distinct name and category of a call is turned into a vector once
+-- (the loader calls this on chunks of products, and catalogues repeat
+-- names and categories), the name's words taken from that same vector; the
+-- description, slogan and feature values, nearly always distinct, once per
+-- product (sorting the descriptions to find the few repeats costs more than
+-- vectorising the repeats again). Unchanged rows are not rewritten, so the
 -- facet cells only move when a product's filter values do.
 --
 -- lock_products: rebuild under the products' row locks, in id order (see
@@ -39,12 +41,12 @@ BEGIN
       (SELECT count(*) FROM related r WHERE r.related_product_id = p.id)::int AS popularity
     FROM products p WHERE p.id = ANY(product_ids)
   ), names AS MATERIALIZED (
-    SELECT name, array_to_string(w.words, ' ') AS name_key, setweight(to_tsvector('english', name), 'A') || public.search_word_pairs(w.words) AS a
-    FROM (SELECT DISTINCT name FROM p) t, LATERAL (SELECT public.search_name_words(t.name) AS words) w
+    -- OFFSET 0: each name vectorised once, for both of its uses.
+    SELECT t.name, array_to_string(w.words, ' ') AS name_key, setweight(t.vector, 'A') || pairs.vector AS a
+    FROM (SELECT name, to_tsvector('english', name) AS vector FROM (SELECT DISTINCT name FROM p) d OFFSET 0) t,
+      public.search_name_words(t.vector) AS w(words), public.search_word_pairs(w.words) AS pairs(vector)
   ), categories AS MATERIALIZED (
     SELECT category, setweight(to_tsvector('english', category), 'B') AS b FROM (SELECT DISTINCT category FROM p) t
-  ), descriptions AS MATERIALIZED (
-    SELECT description, setweight(to_tsvector('english', description), 'D') AS d FROM (SELECT DISTINCT description FROM p) t
   )
   INSERT INTO product_browse AS b (product_id, name, category, price, created_at, updated_at, on_sale, sizes, match_a, match_ab, match_abc, document,
     name_key, popularity, search_order, search_bucket)
@@ -58,10 +60,10 @@ BEGIN
   FROM p
     LEFT JOIN names n ON n.name = p.name
     LEFT JOIN categories c ON c.category = p.category
-    LEFT JOIN descriptions d ON d.description = p.description
     -- OFFSET 0: each concatenation evaluated once, not repeated in every expression that uses it.
     CROSS JOIN LATERAL (SELECT n.a || c.b AS ab OFFSET 0) ab
     CROSS JOIN LATERAL (SELECT ab.ab || setweight(to_tsvector('english', p.slogan || ' ' || coalesce(p.feature_values, '')), 'C') AS abc OFFSET 0) abc
+    CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english', p.description), 'D') AS d OFFSET 0) d
     CROSS JOIN LATERAL (SELECT public.search_order(p.popularity, p.id) AS search_order) o
   ORDER BY p.id
   ON CONFLICT (product_id) DO UPDATE SET

@@ -299,7 +299,7 @@ describe('loading generated catalogues', () => {
     // text by the function): the same as the plain per-product definition
     // (the name's vector with its word pairs, the proximity rule's).
     const [mismatched] = await query(db.url, `SELECT count(*)::int AS n FROM product_browse b JOIN products p ON p.id = b.product_id
-      CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english', p.name), 'A') || search_word_pairs(search_name_words(p.name)) AS a, setweight(to_tsvector('english', p.category), 'B') AS b,
+      CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english', p.name), 'A') || (SELECT pairs FROM search_name_words(to_tsvector('english', p.name)) AS w(words), search_word_pairs(w.words) AS pairs) AS a, setweight(to_tsvector('english', p.category), 'B') AS b,
         setweight(to_tsvector('english', p.slogan || ' ' || coalesce((SELECT string_agg(f.value, ' ' ORDER BY f.id) FROM features f WHERE f.product_id = p.id), '')), 'C') AS c,
         setweight(to_tsvector('english', p.description), 'D') AS d) v
       WHERE (b.match_a, b.match_ab, b.match_abc, b.document) IS DISTINCT FROM (v.a, v.a || v.b, v.a || v.b || v.c, v.a || v.b || v.c || v.d)`);

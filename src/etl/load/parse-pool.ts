@@ -9,8 +9,10 @@ import type { LoadedIds } from './tables.ts';
 interface Job { task: ChunkTask; resolve: (result: ChunkResult) => void; reject: (error: Error) => void }
 
 // A worker holds one 256 KB chunk's text, its parsed rows and their COPY text:
-// well under this. These caps and the main heap's (64 MB, package.json) keep
-// the whole process under 300 MB resident.
+// well under this. These caps, the main heap's (64 MB) and MALLOC_ARENA_MAX=2
+// (both set by package.json's data:load: glibc otherwise gives each thread
+// malloc arenas of its own, resident memory no heap cap bounds) keep the
+// whole process under 300 MB resident.
 const WORKER_HEAP_MB = 32;
 
 export class ParsePool {
