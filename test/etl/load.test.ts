@@ -296,7 +296,7 @@ describe('loading generated catalogues', () => {
     expect(loaded.sizeSets.n).toBeGreaterThan(0);
     expect(loaded.lexemes.n).toBeGreaterThan(100);
     // The vectors are each product's own texts' (computed once per distinct
-    // text by the function): the same as the plain per-product definition
+    // name and category by the function): the same as the plain per-product definition
     // (the name's vector with its word pairs, the proximity rule's).
     const [mismatched] = await query(db.url, `SELECT count(*)::int AS n FROM product_browse b JOIN products p ON p.id = b.product_id
       CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english', p.name), 'A') || (SELECT pairs FROM search_name_words(to_tsvector('english', p.name)) AS w(words), search_word_pairs(w.words) AS pairs) AS a, setweight(to_tsvector('english', p.category), 'B') AS b,
