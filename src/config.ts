@@ -160,6 +160,13 @@ export interface Config {
    * with Redis and the change feed, which keeps it as fresh as Redis.
    */
   cacheLocalBytes: number;
+  /**
+   * When a missed response is stored: on its key's second miss in this
+   * process (the default with Redis: a long tail's keys asked once cost no
+   * store script nor Redis memory), or on every miss (the default in process,
+   * where a store costs next to nothing).
+   */
+  cacheAdmission: 'first-miss' | 'second-miss';
   /** Run only the operations of the codegen persisted-documents manifest. */
   trustedDocuments: boolean;
   /** How long persisted query hashes are kept (APQ). */
@@ -528,6 +535,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheTtlSeconds: read.integer('CACHE_TTL_SECONDS', 300, 1, 7 * 24 * 3600),
     cachePrefix: read.string('CACHE_PREFIX', 'catalogue:'),
     cacheLocalBytes: read.integer('CACHE_LOCAL_MB', 64, 0, 65_536) * 1024 * 1024,
+    cacheAdmission: 'first-miss',
     redisTimeoutMs: read.integer('REDIS_TIMEOUT_MS', 100, 5, 10_000),
     changeFeed: false,
     changeFeedDatabaseUrl: read.optionalUrl('CHANGE_FEED_DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -592,6 +600,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
   config.exposeErrors = config.nodeEnv === 'development';
+  config.cacheAdmission = read.oneOf('CACHE_ADMISSION', config.redis === undefined ? 'first-miss' : 'second-miss', ['first-miss', 'second-miss'] as const);
   // auto: whenever another process may write what this one serves (a shared
   // cache means several instances; WORKERS several workers), and whenever
   // anything is cached at all (a load replacing the catalogue is such a write).

@@ -16,5 +16,5 @@ export function createResponseCache(config: Config, warn: (message: string, erro
   const store = config.redis
     ? new RedisStore({ target: config.redis, prefix: config.cachePrefix, timeoutMs: config.redisTimeoutMs, onError: (error) => log('Redis connection problem', error) })
     : new MemoryStore();
-  return new ResponseCache(store, { ttlSeconds: config.cacheTtlSeconds, warn: log, feed, localBytes: config.cacheLocalBytes, soleWriter: config.soleWriter });
+  return new ResponseCache(store, { ttlSeconds: config.cacheTtlSeconds, warn: log, feed, localBytes: config.cacheLocalBytes, soleWriter: config.soleWriter, admission: config.cacheAdmission });
 }

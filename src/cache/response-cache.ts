@@ -30,6 +30,7 @@ import type { Redis } from 'ioredis';
 import { MemoryStore } from './memory-store.ts';
 import { RedisStore } from './redis-store.ts';
 import type { CacheStats, CacheStore } from './store.ts';
+import { SeenKeys } from './seen-keys.ts';
 import { TaggedLru } from './tagged-lru.ts';
 
 export interface CachedResponse {
@@ -101,10 +102,13 @@ const FOLLOW_TIMEOUT_MS = 2_000;
 /** How a response was found: cached, shared with an identical request running meanwhile, or read from Postgres. */
 export type Outcome = 'hit' | 'shared' | 'miss';
 
-/** What `obtain` found: a response, or the turn to produce one and `settle` it. */
+/** What `obtain` found: a response, or the turn to produce one and `settle` it (`stores`: whether settling it may store it). */
 export type Obtained =
   | { outcome: 'hit' | 'shared'; response: CachedResponse }
-  | { outcome: 'miss'; settle(response: CachedResponse | undefined): void };
+  | { outcome: 'miss'; stores: boolean; settle(response: CachedResponse | undefined): void };
+
+/** When a missed response is stored: on every miss, or on its key's second miss in this process (src/cache/seen-keys.ts). */
+export type Admission = 'first-miss' | 'second-miss';
 
 /** What the store holds: the response and when its read began. */
 interface StoredResponse extends CachedResponse {
@@ -155,10 +159,16 @@ export class ResponseCache {
   private readonly local: TaggedLru<LocalEntry> | undefined;
   /** The only process writing through the API: serves on while its feed reconnects. */
   private readonly soleWriter: boolean;
+  /** Keys missed before (admission on the second miss); undefined: every miss is stored. */
+  private readonly seen: SeenKeys | undefined;
 
-  /** `localBytes`: the local tier's size in front of a shared store (0: none); used only with a feed. */
-  constructor(store: CacheStore, options: { ttlSeconds: number; warn: (message: string, error: unknown) => void; feed?: ChangeListening; localBytes?: number; soleWriter?: boolean }) {
+  /**
+   * `localBytes`: the local tier's size in front of a shared store (0: none); used only with a feed.
+   * `admission`: when a miss is stored (default: every miss).
+   */
+  constructor(store: CacheStore, options: { ttlSeconds: number; warn: (message: string, error: unknown) => void; feed?: ChangeListening; localBytes?: number; soleWriter?: boolean; admission?: Admission }) {
     this.store = store;
+    this.seen = options.admission === 'second-miss' ? new SeenKeys() : undefined;
     this.soleWriter = options.soleWriter === true && !(store instanceof RedisStore);
     this.ttlSeconds = options.ttlSeconds;
     this.warn = options.warn;
@@ -172,7 +182,7 @@ export class ResponseCache {
     // values: nothing fetched before is trusted.
     if (local && store instanceof RedisStore) store.client.on('ready', () => local.clear());
     this.stats = {
-      hits: 0, localHits: 0, misses: 0, errors: 0, refused: 0, unheard: 0,
+      hits: 0, localHits: 0, misses: 0, unadmitted: 0, errors: 0, refused: 0, unheard: 0,
       get changeFeed() { return feed ? (feed.listening ? 'listening' : 'reconnecting') : 'off'; },
       get local() { return local ? { entries: local.size, bytes: local.weight } : undefined; },
     };
@@ -383,7 +393,10 @@ export class ResponseCache {
    * reads it from Postgres and passes it to `settle` (undefined when it is
    * not to be kept, a result with errors), which stores it and hands it to
    * the requests waiting for it. Waiting stops after FOLLOW_TIMEOUT_MS: that
-   * request then produces its own (its `settle` stores nothing).
+   * request then produces its own (its `settle` stores nothing). With
+   * admission on the second miss, the first miss of a key in this process is
+   * not stored either (`stores` false): only shared with identical requests
+   * running meanwhile.
    */
   async obtain(key: string): Promise<Obtained> {
     const found = await this.read(key);
@@ -398,8 +411,11 @@ export class ResponseCache {
       const timeout = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), FOLLOW_TIMEOUT_MS); });
       const shared = await Promise.race([running, timeout]);
       clearTimeout(timer);
-      return shared ? { outcome: 'shared', response: shared } : { outcome: 'miss', settle: () => {} };
+      return shared ? { outcome: 'shared', response: shared } : { outcome: 'miss', stores: false, settle: () => {} };
     }
+    // Not stored (and so no token taken): a key this process has not missed before, under admission on the second miss.
+    const stores = this.seen === undefined || this.seen.sighted(key);
+    if (!stores) this.stats.unadmitted++;
     let release!: (response: CachedResponse | undefined) => void;
     const flight = new Promise<CachedResponse | undefined>((resolve) => { release = resolve; });
     this.inFlight.set(key, flight);
@@ -410,14 +426,15 @@ export class ResponseCache {
     // earlier is in what it reads); the counter is the lookup's, read before
     // (an invalidation since refuses the store). A counter not started yet (0)
     // may be started by any instance meanwhile (a local tier's check does): asked again then.
-    const token = this.begin(this.now(), found.generation === 0 ? undefined : found.generation);
+    const token = stores ? this.begin(this.now(), found.generation === 0 ? undefined : found.generation) : undefined;
     return {
       outcome: 'miss',
+      stores,
       settle: (response) => {
         clearTimeout(lost);
         if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
         release(response);
-        if (response) void token.then((t) => this.save(key, response, t));
+        if (response && token) void token.then((t) => this.save(key, response, t));
       },
     };
   }

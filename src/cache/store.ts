@@ -37,6 +37,8 @@ export interface CacheStats {
   /** Hits found in this instance's local tier in front of Redis (CACHE_LOCAL_MB), without a round trip. */
   localHits: number;
   misses: number;
+  /** Misses not stored: their key's first miss in this process, under admission on the second miss (CACHE_ADMISSION). */
+  unadmitted: number;
   /** Store operations that failed (Redis down or slow) and fell back to Postgres. */
   errors: number;
   /** Entries found but not served: read before a change the change feed reported (the writer's invalidation had not reached the store). */

@@ -219,6 +219,7 @@ export class FastPath {
       if (decision && !decision.allowed) return this.handOver(request, this.options.context(request), decision, false);
     }
     let settle: ((response: CachedResponse | undefined) => void) | undefined;
+    let stores = false;
     if (cache) {
       const obtained = await cache.obtain(prepared.cacheKey(sent.variables));
       if (obtained.outcome !== 'miss') {
@@ -234,6 +235,7 @@ export class FastPath {
         return this.send(reply, type, obtained.response.body);
       }
       settle = obtained.settle;
+      stores = obtained.stores;
     }
     const context = this.options.context(request);
     // What Apollo's operationRecordPlugin notes once the operation is resolved.
@@ -256,9 +258,16 @@ export class FastPath {
     // to Apollo) nor extensions.
     const body = JSON.stringify({ data: result.data });
     const tags = shownTags(context);
-    settle?.(cacheEntry(body, tags));
+    // An entry to store has its ETags (one per media type: hits reuse them);
+    // one not stored is only shared with identical requests meanwhile, whose
+    // answers get theirs as this one does, from the GET route's onSend hook.
+    const entry: CachedResponse = stores ? cacheEntry(body, tags) : { status: 200, body, tags };
+    settle?.(entry);
     this.headers(request, reply, prepared, decision, tags);
     if (cache) reply.header('x-cache', 'miss');
+    // The hook would compute the same tag again (it keeps one already set).
+    const etag = entry.etags?.[type];
+    if (etag && request.method === 'GET' && reply.getHeader('cache-control') !== 'no-store') reply.header('etag', etag);
     return this.send(reply, type, body);
   }
 

@@ -168,6 +168,49 @@ describe('response cache generations', () => {
       }
     });
 
+    it('admission on the second miss: a key\'s first miss in a process only looks it up; its second is stored, still refused after an invalidation meanwhile', async () => {
+      const prefix = `adm${Date.now()}:`;
+      const make = () => new ResponseCache(new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet, admission: 'second-miss' });
+      const a = make();
+      const b = make();
+      const calls = async (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await a.redisClient!.info('commandstats'))?.[1] ?? 0);
+      const stored = async (key: string) => (await a.redisClient!.exists(`${prefix}r:${key}`)) === 1;
+      try {
+        for (const cache of [a, b]) {
+          const client = cache.redisClient!;
+          for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+        }
+        const before = { mget: await calls('mget'), evalsha: await calls('evalsha'), eval: await calls('eval') };
+        const first = await a.obtain('k');
+        expect(first).toMatchObject({ outcome: 'miss', stores: false });
+        if (first.outcome === 'miss') first.settle(response);
+        await new Promise((r) => setTimeout(r, 50));
+        // One command for the first miss: its lookup; no store script.
+        expect({ mget: await calls('mget'), evalsha: await calls('evalsha'), eval: await calls('eval') }).toEqual({ ...before, mget: before.mget + 1 });
+        expect(await stored('k')).toBe(false);
+        // Another process's first miss of it: not stored either (sightings are each process's own).
+        expect(await b.obtain('k')).toMatchObject({ outcome: 'miss', stores: false });
+        const second = await a.obtain('k');
+        expect(second).toMatchObject({ outcome: 'miss', stores: true });
+        if (second.outcome === 'miss') second.settle(response);
+        await new Promise((r) => setTimeout(r, 50));
+        expect(await stored('k')).toBe(true);
+        // What A stored, B serves.
+        expect(await b.obtain('k')).toEqual({ outcome: 'hit', response: { ...response, readAt: expect.any(Number) } });
+        expect(a.stats).toMatchObject({ misses: 2, unadmitted: 1 });
+        // A second miss read while another instance invalidated: refused as before.
+        await lookup(a, 'j');
+        const settle = await miss(a, 'j');
+        await b.invalidate(['p:1']);
+        settle(response);
+        await new Promise((r) => setTimeout(r, 50));
+        expect(await stored('j')).toBe(false);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
     it('an invalidation by another instance during the read keeps the old response out', async () => {
       const prefix = `gen${Date.now()}:`;
       const make = () => new ResponseCache(new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet });

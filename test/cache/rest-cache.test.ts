@@ -83,7 +83,8 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
   let b: TestClient;
   beforeAll(async () => {
     redis = await startTestRedis();
-    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `rest${Date.now()}:`, REDIS_TIMEOUT_MS: '200' };
+    // Stored on the first miss (admission on the second, Redis's default, is test/cache/two-processes.test.ts's).
+    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `rest${Date.now()}:`, REDIS_TIMEOUT_MS: '200', CACHE_ADMISSION: 'first-miss' };
     a = await createTestClient(catalogue.db.url, { env });
     b = await createTestClient(catalogue.db.url, { env });
     // Both connected before the tests start.
@@ -161,7 +162,7 @@ describe.skipIf(!redisAvailable())('Redis down when the server starts', () => {
   it('answers every request from Postgres, then caches once Redis comes up, without a restart', async () => {
     const redis = await startTestRedis();
     await redis.stop();
-    const client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `down${Date.now()}:`, REDIS_TIMEOUT_MS: '100' } });
+    const client = await createTestClient(catalogue.db.url, { env: { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `down${Date.now()}:`, REDIS_TIMEOUT_MS: '100', CACHE_ADMISSION: 'first-miss' } });
     try {
       const started = Date.now();
       for (let i = 0; i < 10; i++) {
@@ -191,7 +192,7 @@ describe.skipIf(!redisAvailable())('listing pages across instances (more than on
     // 2,000 products: page anchors at ids 1 and 1001, so a deletion below 1001 moves the second anchor's position.
     const big = await createTestCatalogue({ scale: 0.002 });
     const redis = await startTestRedis();
-    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `pages${Date.now()}:` };
+    const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `pages${Date.now()}:`, CACHE_ADMISSION: 'first-miss' };
     const a = await createTestClient(big.db.url, { env });
     const b = await createTestClient(big.db.url, { env });
     try {

@@ -2,7 +2,8 @@
 // Redis: a write through one is read back at once through the other, over
 // REST and GraphQL; unrelated entries stay cached. Each keeps a local tier in
 // front of Redis (CACHE_LOCAL_MB's default): B answers from it, and still
-// never serves what A's acknowledged write replaced.
+// never serves what A's acknowledged write replaced. The default set-up:
+// a response is stored on its key's second miss in a process (CACHE_ADMISSION).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
@@ -38,8 +39,11 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
     ((await (await fetch(`${server.url}/healthz`, { headers: ADMIN_HEADERS })).json()) as { cache: { hits: number; localHits: number } }).cache;
 
   it('REST: a write through A is read back at once through B; an unrelated entry stays cached', async () => {
-    await get(b, '/products/5');
-    await get(b, '/products/6');
+    // Stored on the second miss.
+    for (let i = 0; i < 2; i++) {
+      await get(b, '/products/5');
+      await get(b, '/products/6');
+    }
     await settle();
     expect((await get(b, '/products/5')).cache).toBe('hit');
     const put = await fetch(`${a.url}/products/5`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ name: 'Five, via A' }) });
@@ -51,7 +55,7 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
 
   it('GraphQL: a mutation through A is read back at once through B', async () => {
     const query = (server: { url: string }, text: string) => fetch(`${server.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ query: text }) }).then(async (r) => ({ cache: r.headers.get('x-cache'), body: await r.json() as { data: { product: { defaultPrice: string } } } }));
-    await query(b, '{ product(id: "7") { defaultPrice } }');
+    for (let i = 0; i < 2; i++) await query(b, '{ product(id: "7") { defaultPrice } }');
     await settle();
     expect((await query(b, '{ product(id: "7") { defaultPrice } }')).cache).toBe('hit');
     await query(a, 'mutation { updateProduct(id: "7", input: { defaultPrice: "7.77" }) { id } }');
@@ -66,8 +70,8 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
     for (let i = 0; i < 100; i++) {
       // Entries read within HEARD_MARGIN_MS of a heard change are not served: wait that out.
       await new Promise((r) => setTimeout(r, HEARD_MARGIN_MS + 10));
-      // B's copy: read from Postgres, then from Redis (kept locally), then locally.
-      for (let read = 0; read < 3; read++) await get(b, '/products/8');
+      // B's copy: read from Postgres twice (stored the second time), then from Redis (kept locally), then locally.
+      for (let read = 0; read < 4; read++) await get(b, '/products/8');
       const name = `Eight ${i}`;
       const put = await fetch(`${a.url}/products/8`, { method: 'PUT', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ name }) });
       expect(put.status).toBe(200);
@@ -77,10 +81,28 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
     }
     const after = await cacheStats(b);
     expect(localBefore).toBeGreaterThan(0);
-    // About one local hit per round (the third read); a round whose miss was
-    // still storing in Redis when the second read came (a busy machine) has
-    // its first Redis hit third instead. Freshness (below) has no such slack.
+    // About one local hit per round (the fourth read); a round whose second
+    // miss was still storing in Redis when the third read came (a busy machine)
+    // has its first Redis hit fourth instead. Freshness (below) has no such slack.
     expect(after.localHits - before.localHits).toBeGreaterThanOrEqual(95);
     expect(stale).toBe(0);
   }, 60_000);
+
+  it('admission on the second miss: a key\'s first miss in a process is not stored, its second is, and the other process serves it', async () => {
+    const url = '/products/9/styles';
+    const stats = async (server: { url: string }) => ((await (await fetch(`${server.url}/healthz`, { headers: ADMIN_HEADERS })).json()) as { cache: { unadmitted: number } }).cache;
+    const before = await Promise.all([stats(a), stats(b)]);
+    expect((await get(a, url)).cache).toBe('miss');
+    await settle();
+    // Each process counts its own sightings: B's first miss of it is not stored either.
+    expect((await get(b, url)).cache).toBe('miss');
+    await settle();
+    // So A misses again: its second miss, stored.
+    expect((await get(a, url)).cache).toBe('miss');
+    await settle();
+    expect((await get(a, url)).cache).toBe('hit');
+    expect((await get(b, url)).cache).toBe('hit');
+    const after = await Promise.all([stats(a), stats(b)]);
+    expect([after[0].unadmitted - before[0].unadmitted, after[1].unadmitted - before[1].unadmitted]).toEqual([1, 1]);
+  });
 });

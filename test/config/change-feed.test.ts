@@ -60,3 +60,14 @@ describe('local tier configuration (CACHE_LOCAL_MB)', () => {
     expect(problems({ REDIS_URL: 'redis://cache:6379', CHANGE_FEED: 'off', CACHE_LOCAL_MB: '0' })).toEqual([]);
   });
 });
+
+describe('cache admission (CACHE_ADMISSION)', () => {
+  it('second-miss by default with Redis, first-miss in process; either when set; a bad value reported', () => {
+    expect(loadConfig({}).cacheAdmission).toBe('first-miss');
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).cacheAdmission).toBe('second-miss');
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379', CACHE_ADMISSION: 'first-miss' }).cacheAdmission).toBe('first-miss');
+    expect(loadConfig({ CACHE_ADMISSION: 'second-miss' }).cacheAdmission).toBe('second-miss');
+    expect(problems({ CACHE_ADMISSION: 'second' })).toHaveLength(1);
+    expect(problems({ CACHE_ADMISSION: 'second' })[0]).toContain('CACHE_ADMISSION');
+  });
+});

@@ -42,11 +42,11 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** The response cache set-ups: none, in process, and Redis with the change feed and the local tier (REDIS_URL: the default production set-up). */
+/** The response cache set-ups: none, in process, and Redis with the change feed and the local tier (REDIS_URL: the default production set-up, storing on the first miss here: its default, the second, is test/cache/two-processes.test.ts's). */
 const SETUPS = [
   { cache: 'off', env: () => ({ CACHE: 'off' }) },
   { cache: 'memory', env: () => ({ CACHE: 'on' }) },
-  ...(redisAvailable() ? [{ cache: 'redis', env: () => ({ CACHE: 'on', REDIS_URL: redis!.url, CACHE_PREFIX: `fast${crypto.randomUUID()}:` }) }] : []),
+  ...(redisAvailable() ? [{ cache: 'redis', env: () => ({ CACHE: 'on', REDIS_URL: redis!.url, CACHE_PREFIX: `fast${crypto.randomUUID()}:`, CACHE_ADMISSION: 'first-miss' }) }] : []),
 ] as const;
 
 async function withClient(env: Record<string, string>, run: (client: TestClient) => Promise<void>, apiKey = true) {

@@ -1,0 +1,38 @@
+// Which cache keys this process has missed before, for admission on the
+// second miss (CACHE_ADMISSION=second-miss): a response is stored only when
+// its key misses again while still remembered, as CDNs offer "cache on second
+// hit". Most keys of a long tail are asked once: storing them costs a store
+// script in Redis (SET, and per tag SADD, TTL, EXPIRE) and Redis memory that
+// no hit ever repays; a key asked twice is stored on its second miss.
+//
+// Bounded and allocation-free: a table of SLOTS 32-bit fingerprints, each key
+// owning one slot (by one hash) and marked there by another. A key is
+// forgotten when another key takes its slot (the table remembers roughly the
+// last SLOTS distinct keys missed); two keys sharing both hashes make one
+// store early, which is harmless (a store is always allowed, never required).
+
+/** 2^20 slots: 4 MB, about the last million keys missed. */
+const SLOT_BITS = 20;
+const SLOTS = 1 << SLOT_BITS;
+
+export class SeenKeys {
+  private readonly marks = new Uint32Array(SLOTS);
+
+  /** Whether `key` was seen since its slot was last taken; it is remembered from now on either way. */
+  sighted(key: string): boolean {
+    // FNV-1a, twice in one pass with two offsets: the slot and the mark.
+    let slot = 0x811c9dc5;
+    let mark = 0x01000193;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      slot = Math.imul(slot ^ c, 0x01000193);
+      mark = Math.imul(mark ^ c, 0x01000193) ^ (mark >>> 15);
+    }
+    const index = slot >>> (32 - SLOT_BITS);
+    // 0 marks an empty slot: a key whose mark is 0 is marked 1.
+    const value = (mark >>> 0) || 1;
+    if (this.marks[index] === value) return true;
+    this.marks[index] = value;
+    return false;
+  }
+}
