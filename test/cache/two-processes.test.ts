@@ -2,8 +2,8 @@
 // Redis: a write through one is read back at once through the other, over
 // REST and GraphQL; unrelated entries stay cached. Each keeps a local tier in
 // front of Redis (CACHE_LOCAL_MB's default): B answers from it, and still
-// never serves what A's acknowledged write replaced. The default set-up:
-// a response is stored on its key's second miss in a process (CACHE_ADMISSION).
+// never serves what A's acknowledged write replaced. Admission on the second
+// miss (CACHE_ADMISSION=second-miss): a response is stored on its key's second miss in a process.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
@@ -22,7 +22,7 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
   beforeAll(async () => {
     redis = await startTestRedis();
     authorization = `Bearer ${await createTestApiKey(catalogue.db.url)}`;
-    const env = { DATABASE_URL: catalogue.db.url, REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: `proc${Date.now()}:` };
+    const env = { DATABASE_URL: catalogue.db.url, REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: `proc${Date.now()}:`, CACHE_ADMISSION: 'second-miss' };
     [a, b] = await Promise.all([startProcess(env), startProcess(env)]);
   }, 60_000);
   afterAll(async () => {
