@@ -600,10 +600,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
   config.exposeErrors = config.nodeEnv === 'development';
-  // First-miss by default, with Redis too: second-miss made each cheap miss
-  // about a quarter cheaper, but on the shop mix (Zipf, where an expensive
-  // search or facets answer asked twice paid Postgres twice) it lowered the
-  // hit ratio from 56-63% to 40% and the requests/s by more than half.
+  // First-miss by default, with Redis too: second-miss makes a cheap miss
+  // cheaper, but on the shop mix (Zipf popularity, where an expensive search
+  // or facets answer asked twice is read twice) it lowers the hit ratio and
+  // the requests/s (docs/caching.md has the figures and the command).
   config.cacheAdmission = read.oneOf('CACHE_ADMISSION', 'first-miss', ['first-miss', 'second-miss'] as const);
   // auto: whenever another process may write what this one serves (a shared
   // cache means several instances; WORKERS several workers), and whenever
