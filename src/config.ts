@@ -161,10 +161,9 @@ export interface Config {
    */
   cacheLocalBytes: number;
   /**
-   * When a missed response is stored: on its key's second miss in this
-   * process (the default with Redis: a long tail's keys asked once cost no
-   * store script nor Redis memory), or on every miss (the default in process,
-   * where a store costs next to nothing).
+   * When a missed response is stored: on every miss (the default), or on
+   * its key's second miss in this process (a long tail's keys asked once cost
+   * no store script nor Redis memory, but an answer asked twice is read twice).
    */
   cacheAdmission: 'first-miss' | 'second-miss';
   /** Run only the operations of the codegen persisted-documents manifest. */
