@@ -1,19 +1,29 @@
--- Browse rows written: the facet cells they move and the lexemes they add.
+-- Browse rows written: the facet cells they move, the counts kept for common
+-- words they move (only rows whose words or counted values changed) and the
+-- lexemes they add.
 -- Triggers with transition tables take one event each, hence three.
 CREATE OR REPLACE FUNCTION product_browse_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     PERFORM move_browse_facet_cells((SELECT jsonb_agg(browse_cell_change(category, price, on_sale, sizes, 1)) FROM new_rows));
+    PERFORM move_search_word_facets((SELECT jsonb_agg(search_word_change(document, category, price, sizes, 1)) FROM new_rows));
     PERFORM add_search_lexemes(ARRAY(SELECT document FROM new_rows));
   ELSIF TG_OP = 'UPDATE' THEN
     PERFORM move_browse_facet_cells((SELECT jsonb_agg(c) FROM (
       SELECT browse_cell_change(category, price, on_sale, sizes, 1) AS c FROM new_rows
       UNION ALL
       SELECT browse_cell_change(category, price, on_sale, sizes, -1) FROM old_rows) changes));
+    PERFORM move_search_word_facets((SELECT jsonb_agg(c) FROM (
+      SELECT search_word_change(n.document, n.category, n.price, n.sizes, 1) AS c FROM new_rows n JOIN old_rows o USING (product_id)
+      WHERE (n.document, n.category, n.price, n.sizes) IS DISTINCT FROM (o.document, o.category, o.price, o.sizes)
+      UNION ALL
+      SELECT search_word_change(o.document, o.category, o.price, o.sizes, -1) FROM new_rows n JOIN old_rows o USING (product_id)
+      WHERE (n.document, n.category, n.price, n.sizes) IS DISTINCT FROM (o.document, o.category, o.price, o.sizes)) changes));
     PERFORM add_search_lexemes(ARRAY(SELECT n.document FROM new_rows n JOIN old_rows o USING (product_id) WHERE n.document <> o.document));
   ELSE
     PERFORM move_browse_facet_cells((SELECT jsonb_agg(browse_cell_change(category, price, on_sale, sizes, -1)) FROM old_rows));
+    PERFORM move_search_word_facets((SELECT jsonb_agg(search_word_change(document, category, price, sizes, -1)) FROM old_rows));
   END IF;
   RETURN NULL;
 END $$;

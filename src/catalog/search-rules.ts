@@ -167,3 +167,8 @@ export const SEARCH_BUCKETS = 2;
  * bound of every figure, and say so (exact: false; "at least").
  */
 export const COUNT_EXACT_UP_TO = 10_000;
+
+// Searches for one common word alone are counted from the counts the read
+// model keeps for such words (search_word_facets: exact however many
+// match); which words are kept is decided by
+// prisma/functions/rebuild_search_word_facets.sql, at every load.

@@ -53,6 +53,8 @@ export interface Resolved {
   corrected: boolean;
   /** A word is searched as more than its stem: completed or corrected (the exactness rule's last class can hold rows). */
   beyondTyped: boolean;
+  /** What is searched is one word, as exact lexemes (as typed, completed, corrected: not a prefix): the lexemes, whose counts may be kept whole. */
+  wordLexemes: string[] | null;
 }
 
 /** A lexeme as tsquery text (quotes and backslashes escaped). */
@@ -167,6 +169,7 @@ export function resolvedOf(row: { searched: string | null; words: ResolvedWord[]
     nameKey: words.every((w) => w.typed) ? words.map((w) => w.stem).join(' ') : null,
     corrected: kept.some((w) => w.lexemes !== null && w.lexemes.length !== w.plain!.length),
     beyondTyped: kept.some((w) => !w.typed || w.lexemes === null || w.lexemes.length !== 1),
+    wordLexemes: kept.length === 1 && kept[0]!.lexemes !== null && kept[0]!.lexemes.length > 0 ? kept[0]!.lexemes : null,
   };
 }
 
@@ -304,6 +307,56 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
 }
 
 /**
+ * The counts of a search for one word (`lexemes`, ORed) with no other
+ * filter, from the counts the read model keeps for common words
+ * (search_word_facets): those of its commonest kept lexeme, plus the
+ * matches of its other lexemes that lack it, read up to COUNT_EXACT_UP_TO
+ * + 1 (few: a word's completions and correction are rarer than it). Exact
+ * unless those are more. With no lexeme kept, the rows of `otherwise` (the
+ * counts from every match). One statement either way: each branch runs
+ * only if the kept lexeme is there or not (one-time filters on uncorrelated
+ * EXISTS).
+ */
+function keptWordFacets(lexemes: readonly string[], params: Parameters, bands: string, cap: string, otherwise: string): string {
+  const words = params.add(lexemes, 'text[]');
+  const chosen = '(SELECT c.lexeme FROM chosen c)';
+  const some = (from: string) => `(SELECT * FROM ${from} LIMIT ${cap})`;
+  const ifKept = 'EXISTS (SELECT 1 FROM chosen)';
+  return `
+    chosen AS MATERIALIZED (
+      SELECT w.lexeme FROM search_word_facets w WHERE w.lexeme = ANY(${words}) AND w.facet = 'total' AND w.value = ''
+      ORDER BY w.products DESC, w.lexeme LIMIT 1
+    ), kept AS MATERIALIZED (
+      SELECT w.facet, w.value, w.products FROM search_word_facets w WHERE w.lexeme = ${chosen}
+    ), rest AS MATERIALIZED (
+      SELECT b.category, b.price, b.sizes FROM product_browse b
+      WHERE b.document @@ (SELECT string_agg(${tsLexeme('x')}, ' | ')::tsquery FROM unnest(${words}) AS x WHERE x <> ${chosen})
+        AND NOT b.document @@ (SELECT (${tsLexeme('c.lexeme')})::tsquery FROM chosen c)
+      LIMIT ${cap} + 1
+    )
+    SELECT 'category' AS facet, t.value, sum(t.n)::bigint AS count FROM (
+      SELECT k.value, k.products AS n FROM kept k WHERE k.facet = 'category'
+      UNION ALL SELECT r.category, count(*) FROM ${some('rest')} r GROUP BY r.category) t
+    WHERE ${ifKept} GROUP BY t.value HAVING sum(t.n) > 0
+    UNION ALL
+    SELECT 'size', t.value, sum(t.n)::bigint FROM (
+      SELECT k.value, k.products AS n FROM kept k WHERE k.facet = 'size'
+      UNION ALL SELECT size, count(*) FROM ${some('rest')} r CROSS JOIN unnest(r.sizes) AS size GROUP BY size) t
+    WHERE ${ifKept} GROUP BY t.value HAVING sum(t.n) > 0
+    UNION ALL
+    SELECT 'price', width_bucket(t.price, ${bands})::text, sum(t.n)::bigint FROM (
+      SELECT k.value::numeric AS price, k.products AS n FROM kept k WHERE k.facet = 'price'
+      UNION ALL SELECT r.price, 1 FROM ${some('rest')} r) t
+    WHERE ${ifKept} GROUP BY 2 HAVING sum(t.n) > 0
+    UNION ALL
+    SELECT 'total', NULL, (SELECT k.products FROM kept k WHERE k.facet = 'total') + (SELECT count(*) FROM ${some('rest')} r) WHERE ${ifKept}
+    UNION ALL
+    SELECT 'exact', NULL, CASE WHEN (SELECT count(*) FROM rest) <= ${cap} THEN 1 ELSE 0 END WHERE ${ifKept}
+    UNION ALL
+    SELECT * FROM (${otherwise}) counted WHERE NOT ${ifKept}`;
+}
+
+/**
  * The counts of a search (totalCount and facets): every facet counted over
  * the matches of the search and every other part of the filter (so a
  * chosen category still shows the others' counts), the total over all of
@@ -337,10 +390,12 @@ export function searchFacetsStatement(filter: BrowseFilter, searched: Resolved):
   const parts = facetParts(count, sizes, bands);
   const ctes = [...reads.values()].map(({ name, where }) =>
     `${name} AS MATERIALIZED (SELECT b.category, b.price, b.sizes FROM product_browse b ${whereClause(where)} LIMIT ${cap} + 1)`);
-  const text = `
-    WITH ${ctes.join(',\n    ')}
-    ${parts}
+  const counted = `${parts}
     UNION ALL
     SELECT 'exact', NULL, CASE WHEN ${[...reads.values()].map(({ name }) => `(SELECT count(*) FROM ${name}) <= ${cap}`).join(' AND ')} THEN 1 ELSE 0 END`;
-  return named('browse_search_facets', text, params.values);
+  const unfiltered = (Object.keys(filter) as FilterPart[]).every((part) => filter[part] === undefined);
+  if (searched.wordLexemes !== null && unfiltered) {
+    return named('browse_word_facets', `WITH ${ctes.join(',\n    ')},${keptWordFacets(searched.wordLexemes, params, bands, cap, counted)}`, params.values);
+  }
+  return named('browse_search_facets', `WITH ${ctes.join(',\n    ')}\n    ${counted}`, params.values);
 }

@@ -1,7 +1,9 @@
 // Search counts users can trust (src/catalog/search-statements.ts,
 // docs/browse.md "Facets"): totalCount and every facet count are exact up to
 // COUNT_EXACT_UP_TO matches; past it they are lower bounds, never above the
-// truth, and `exact` is false. A catalogue of 100,000 products (scale 0.1),
+// truth, and `exact` is false; a search for one common word alone is exact
+// however many match (the counts kept for it, search_word_facets, moved by
+// every write). A catalogue of 100,000 products (scale 0.1),
 // so common words have more than 10,000 matches; every figure is compared
 // with a count over the catalogue's own tables (products, features, styles,
 // skus), not the browse read model the search reads.
@@ -23,8 +25,8 @@ interface Truth {
   bands: number[];
 }
 
-/** The counts a search's tsquery (as `searched` shows it) has over the catalogue's tables, within `categories` if given. */
-async function truth(searched: string, categories?: string[]): Promise<Truth> {
+/** The counts a search's tsquery (as `searched` shows it) has over the catalogue's tables, within `categories` if given, of products in stock if `inStock`. */
+async function truth(searched: string, categories?: string[], inStock = false): Promise<Truth> {
   const rows = await catalogue.direct.rows<{ id: number; category: string; price: string; sizes: string[] }>(`
     SELECT p.id, p.category, p.default_price::text AS price,
       ARRAY(SELECT DISTINCT k.size FROM styles s JOIN skus k ON k.style_id = s.id WHERE s.product_id = p.id AND k.quantity > 0) AS sizes
@@ -32,9 +34,10 @@ async function truth(searched: string, categories?: string[]): Promise<Truth> {
     WHERE to_tsvector('english', concat_ws(' ', p.name, p.category, p.slogan,
       (SELECT string_agg(f.value, ' ') FROM features f WHERE f.product_id = p.id), p.description)) @@ $1::tsquery`, [searched]);
   const count = (values: string[]) => values.reduce((map, v) => map.set(v, (map.get(v) ?? 0) + 1), new Map<string, number>());
-  const within = categories ? rows.filter((r) => categories.includes(r.category)) : rows;
+  const stocked = inStock ? rows.filter((r) => r.sizes.length > 0) : rows;
+  const within = categories ? stocked.filter((r) => categories.includes(r.category)) : stocked;
   const bands = PRICE_BANDS.map((min, i) => within.filter((r) => Number(r.price) >= Number(min) && (i === PRICE_BANDS.length - 1 || Number(r.price) < Number(PRICE_BANDS[i + 1]))).length);
-  return { total: within.length, categories: count(rows.map((r) => r.category)), sizes: count(within.flatMap((r) => r.sizes)), bands };
+  return { total: within.length, categories: count(stocked.map((r) => r.category)), sizes: count(within.flatMap((r) => r.sizes)), bands };
 }
 
 async function searched(query: string): Promise<string> {
@@ -48,6 +51,19 @@ async function facets(query: string, filter?: Record<string, unknown>): Promise<
   expect(response.body.errors).toBeUndefined();
   expect(response.statements).toBe(2); // the words, the counts
   return (response.body.data as ShopFacetsQuery).productFacets;
+}
+
+/** A Facets answer as the truth's shape, to compare whole. */
+const asTruth = (counted: Facets): Truth => ({
+  total: counted.total,
+  categories: asMap(counted.categories),
+  sizes: asMap(counted.sizes),
+  bands: counted.priceBands.map((band) => band.count),
+});
+
+/** Whether the read model keeps a word's counts (prisma/functions/rebuild_search_word_facets.sql). */
+async function kept(word: string): Promise<boolean> {
+  return (await catalogue.direct.rows(`SELECT 1 FROM search_word_facets WHERE lexeme = $1 AND facet = 'total'`, [word])).length === 1;
 }
 
 /** The catalogue's words by how many products' documents hold them. */
@@ -75,12 +91,72 @@ describe('search counts', () => {
     expect(search.body.data?.search.totalCount).toBe(real.total);
   });
 
-  it('past COUNT_EXACT_UP_TO matches are lower bounds, never above the truth, and say so', async () => {
+  it('of one common word alone are exact however many match, from the counts kept for it', async () => {
     const word = (await words()).find((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)!;
     expect(word, 'a word with more than 10,000 matches').toBeDefined();
+    expect(await kept(word.word)).toBe(true);
     const real = await truth(await searched(word.word));
     expect(real.total).toBeGreaterThan(COUNT_EXACT_UP_TO);
     const counted = await facets(word.word);
+    expect(counted.exact).toBe(true);
+    expect(asTruth(counted)).toEqual(real);
+  });
+
+  it('of a common word that completes to other words too: its kept counts plus the others\' matches without it, exactly', async () => {
+    // A kept lexeme that begins a few other lexemes (the last word is also searched as those, PREFIX_EXPANSION).
+    const [word] = await catalogue.direct.rows<{ word: string }>(`
+      SELECT k.lexeme AS word FROM search_word_facets k
+      WHERE k.facet = 'total' AND k.lexeme ~ '^[a-z]{4,}$'
+        AND (SELECT count(*) FROM search_lexemes l WHERE starts_with(l.lexeme, k.lexeme) AND strpos(l.lexeme, ' ') = 0 AND l.lexeme <> k.lexeme) BETWEEN 1 AND 5
+      ORDER BY k.products DESC, k.lexeme LIMIT 1`);
+    expect(word, 'a kept word that other words begin with').toBeDefined();
+    const query = await searched(word!.word);
+    expect(query).toContain('|');
+    const counted = await facets(word!.word);
+    expect(counted.exact).toBe(true);
+    expect(asTruth(counted)).toEqual(await truth(query));
+  });
+
+  it('of a rare word are counted from its matches, exactly', async () => {
+    const word = (await words()).find((w) => w.ndoc > 50 && w.ndoc < 500)!;
+    expect(await kept(word.word)).toBe(false);
+    const counted = await facets(word.word);
+    expect(counted.exact).toBe(true);
+    expect(asTruth(counted)).toEqual(await truth(await searched(word.word)));
+  });
+
+  it('kept for a word follow every write: a product created, changed in category, price and words, and deleted', async () => {
+    const word = (await words()).find((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)!;
+    const check = async () => expect(asTruth(await facets(word.word))).toEqual(await truth(await searched(word.word)));
+    const created = await client.post<{ createProduct: { id: string } }>('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
+      input: { name: `Quillet ${word.word}`, slogan: 'counted', description: 'a product for the kept counts', category: 'Zephyr Goods', defaultPrice: '12.34' },
+    });
+    expect(created.body.errors).toBeUndefined();
+    const id = created.body.data!.createProduct.id;
+    try {
+      await check();
+      const update = async (input: Record<string, unknown>) => {
+        const response = await client.post('mutation ($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { id } }', { id, input });
+        expect(response.body.errors).toBeUndefined();
+        await check();
+      };
+      await update({ category: 'Yonder Goods', defaultPrice: '999.00' });
+      await update({ name: 'Quillet', slogan: 'no longer', description: 'without the word' }); // the word leaves the product
+      await update({ name: `Quillet ${word.word}` }); // and comes back
+    } finally {
+      const deleted = await client.post('mutation ($id: ID!) { deleteProduct(id: $id) }', { id });
+      expect(deleted.body.errors).toBeUndefined();
+    }
+    await check();
+  });
+
+  it('past COUNT_EXACT_UP_TO matches counted from the matches are lower bounds, never above the truth, and say so', async () => {
+    const word = (await words()).find((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)!;
+    expect(word, 'a word with more than 10,000 matches').toBeDefined();
+    // With a filter the kept counts do not answer: the matches are counted.
+    const real = await truth(await searched(word.word), undefined, true);
+    expect(real.total).toBeGreaterThan(COUNT_EXACT_UP_TO);
+    const counted = await facets(word.word, { inStock: true });
     expect(counted.exact).toBe(false);
     expect(counted.total).toBe(COUNT_EXACT_UP_TO);
     for (const { value, count } of counted.categories) expect(count, value).toBeLessThanOrEqual(real.categories.get(value) ?? 0);
