@@ -2,9 +2,11 @@
 -- "Facets") of a whole catalogue, from its browse rows: every lexeme of the
 -- search documents held by at least from_documents rows, with its rows counted
 -- per category, per size in stock, per price and in total. One pass over
--- the documents' lexemes, grouped four ways; the sizes are grouped by their
--- set first (a few thousand sets, not every product's sizes). No ON
--- CONFLICT: the loader builds the key after the rows.
+-- the documents' lexemes, grouped two ways: by category and price (the
+-- total, category and price counts are summed from those), and by set of
+-- sizes, numbered first (a few thousand sets: an integer hashes faster than
+-- the array, and each set is unnested once per word, not once per product).
+-- No ON CONFLICT: the loader builds the key after the rows.
 --
 -- from_documents: below it, counting a search's matches themselves (at most
 -- that many rows read) is cheap; above it, reading up to COUNT_EXACT_UP_TO
@@ -14,19 +16,22 @@ CREATE OR REPLACE FUNCTION rebuild_search_word_facets(from_documents integer DEF
 LANGUAGE sql AS $$
   DELETE FROM search_word_facets;
   INSERT INTO search_word_facets (lexeme, facet, value, products)
-  WITH grouped AS MATERIALIZED (
-    -- by: which grouping set (GROUPING's bits: 1 for each of category, price, sizes left out).
-    SELECT w.lexeme, b.category, b.price, b.sizes, GROUPING(b.category, b.price, b.sizes) AS by, count(*) AS products
-    FROM product_browse b, unnest(tsvector_to_array(b.document)) AS w(lexeme)
-    GROUP BY GROUPING SETS ((w.lexeme), (w.lexeme, b.category), (w.lexeme, b.price), (w.lexeme, b.sizes))
+  WITH sets AS MATERIALIZED (
+    SELECT d.sizes, row_number() OVER () AS id FROM (SELECT DISTINCT sizes FROM product_browse) d
+  ), grouped AS MATERIALIZED (
+    -- by: GROUPING's bits, 1 for each of category, price, set left out: 1 by category and price, 6 by set.
+    SELECT w.lexeme, b.category, b.price, s.id AS set_id, GROUPING(b.category, b.price, s.id) AS by, count(*) AS products
+    FROM product_browse b JOIN sets s ON s.sizes = b.sizes, unnest(tsvector_to_array(b.document)) AS w(lexeme)
+    GROUP BY GROUPING SETS ((w.lexeme, b.category, b.price), (w.lexeme, s.id))
+  ), kept AS MATERIALIZED (
+    SELECT g.lexeme, sum(g.products) AS products FROM grouped g WHERE g.by = 1 GROUP BY g.lexeme HAVING sum(g.products) >= from_documents
   )
-  SELECT g.lexeme, f.facet, f.value, sum(g.products)::int
-  FROM grouped g
-    CROSS JOIN LATERAL (
-      SELECT 'total' AS facet, '' AS value WHERE g.by = 7
-      UNION ALL SELECT 'category', g.category WHERE g.by = 3
-      UNION ALL SELECT 'price', g.price::text WHERE g.by = 5
-      UNION ALL SELECT 'size', s FROM unnest(CASE WHEN g.by = 6 THEN g.sizes END) AS s) f
-  WHERE g.lexeme IN (SELECT t.lexeme FROM grouped t WHERE t.by = 7 AND t.products >= from_documents)
-  GROUP BY 1, 2, 3;
+  SELECT k.lexeme, 'total', '', k.products::int FROM kept k
+  UNION ALL
+  SELECT g.lexeme, 'category', g.category, sum(g.products)::int FROM grouped g JOIN kept USING (lexeme) WHERE g.by = 1 GROUP BY g.lexeme, g.category
+  UNION ALL
+  SELECT g.lexeme, 'price', g.price::text, sum(g.products)::int FROM grouped g JOIN kept USING (lexeme) WHERE g.by = 1 GROUP BY g.lexeme, g.price
+  UNION ALL
+  SELECT g.lexeme, 'size', x.size, sum(g.products)::int FROM grouped g JOIN kept USING (lexeme) JOIN sets s ON s.id = g.set_id, unnest(s.sizes) AS x(size)
+  WHERE g.by = 6 GROUP BY g.lexeme, x.size;
 $$;
