@@ -14,6 +14,7 @@ import { changeTags, type ResponseCache } from './cache/response-cache.ts';
 import { CdnPurge } from './cache/cdn-purge.ts';
 import { ProductPages } from './catalog/listing-anchors.ts';
 import { CatalogBrowse } from './catalog/browse.ts';
+import { ResolutionMemo } from './catalog/resolution-memo.ts';
 import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
 import type { Config } from './config.ts';
@@ -82,6 +83,8 @@ export interface App {
   fastPath: FastPath | undefined;
   /** Live subscriptions; undefined with LIVE_SUBSCRIPTIONS=off. */
   live: Live | undefined;
+  /** Recent searches' resolved words; undefined without a change feed (src/catalog/resolution-memo.ts). */
+  memo: ResolutionMemo | undefined;
 }
 
 /**
@@ -177,7 +180,9 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     maxOperationNames: config.metricsMaxOperationNames,
   });
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
-  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool));
+  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/resolution-memo.ts).
+  const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
+  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo);
   const pages = new ProductPages(queries, {
     refreshMs: config.listingRefreshMs,
     sharedVersion: cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined,
@@ -194,17 +199,22 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       changed: (ids, change) => {
         cache?.heard(changeTags(ids, change));
         if (change !== 'updated') pages.invalidate();
+        // A delete leaves the dictionary as it was (lexemes are never removed, counts change with a load).
+        if (change !== 'deleted') memo?.clear();
       },
       everything: () => {
         cache?.heardEverything();
         pages.invalidate();
+        memo?.clear();
       },
       // A load swapped in another catalogue (data:load --replace): every copy anywhere shows the old one.
       replaced: () => {
         cache?.heardEverything();
         pages.invalidate();
         purge?.purge([CATALOGUE_TAG]);
+        memo?.clear();
       },
+      interrupted: () => memo?.clear(),
     });
     // Listening before serving (or, if Postgres does not answer yet, serving without the cache until it does).
     await feed.start();
@@ -223,6 +233,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     // ALL_TAG: answers showing too many products to name them (http-caching.ts).
     service.onProductsChanged((ids, change) => purge.purge([...changeTags(ids, change), ALL_TAG]));
   }
+  // This process's own writes, before they answer: its next search sees what they added to the dictionary.
+  if (memo) service.onProductsChanged((_ids, change) => { if (change !== 'deleted') memo.clear(); });
   service.onProductsChanged((_ids, change) => {
     if (change === 'updated') return;
     pages.invalidate();
@@ -342,7 +354,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     config, schema, feed, access, pages, browse, service, trustedDocuments, metrics,
     reads: poolReads(database.pool), statements: database.statements,
   }) : undefined;
-  return { live, app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, apollo, fastPath };
+  return { live, app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, apollo, fastPath, memo };
 }
 
 /** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */

@@ -6,6 +6,7 @@ import type { Reads } from '../db/reads/read-routes.ts';
 import { decodeCursor, encodeCursor, type Ordering, orderingOf, type Position } from './browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
 import { type BrowseStatement, facetsStatement, type PageExtras, pageStatement, PRICE_BANDS } from './browse-statements.ts';
+import type { ResolutionMemo } from './resolution-memo.ts';
 import { rankOf } from './search-rules.ts';
 import { parseSearchKey, type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from './search-statements.ts';
 import type { Product } from './types.ts';
@@ -56,8 +57,11 @@ const byCountThenValue = (a: FacetCount, b: FacetCount) => b.count - a.count || 
 
 export class CatalogBrowse {
   private readonly reads: Reads;
-  constructor(reads: Reads) {
+  private readonly memo: ResolutionMemo | undefined;
+  /** `memo`: recent searches' resolutions (none: every search resolves its words in the database). */
+  constructor(reads: Reads, memo?: ResolutionMemo) {
     this.reads = reads;
+    this.memo = memo;
   }
 
   private async run<T extends pg.QueryResultRow>(statement: BrowseStatement): Promise<T[]> {
@@ -86,10 +90,17 @@ export class CatalogBrowse {
     return { edges: edges.map(({ cursor, node }) => ({ cursor, node })), hasNextPage };
   }
 
-  /** The tsquery the words stand for (stemmed, typos corrected: resolveStatement); null when they are all stop words. */
+  /**
+   * The tsquery the words stand for (stemmed, typos corrected: resolveStatement);
+   * null when they are all stop words. From the memo when it knows them (no statement).
+   */
   async resolve(words: readonly string[]): Promise<Resolved | null> {
+    const recall = this.memo?.recall(words);
+    if (recall?.found) return recall.resolved;
     const [row] = await this.run<Parameters<typeof resolvedOf>[0] & pg.QueryResultRow>(resolveStatement(words));
-    return resolvedOf(row);
+    const resolved = resolvedOf(row);
+    recall?.keep(resolved, 2 * ((row?.searched?.length ?? 0) + JSON.stringify(row?.words ?? null).length));
+    return resolved;
   }
 
   /** `first` matches of the resolved query (and `filter`) by rank, after the cursor `after`. */

@@ -147,40 +147,71 @@ describe.each(EXECUTORS)('x-sql-statements with $engine', ({ env }) => {
     expect(counts).toEqual({ 1: 2, 10: 2, 50: 2 });
   });
 
-  it('a search costs 2 statements (words, page) and 3 with its facets, for first = 1, 10 and 50; facets alone 1, of a search 2', async () => {
-    const page: Record<number, number> = {};
-    const withFacets: Record<number, number> = {};
+  // A search's words resolved lately are remembered (src/catalog/resolution-memo.ts):
+  // its page is then its only statement. Each size is asked with the memo empty, then again.
+  it('a search costs 2 statements (words, page), 1 with its words remembered, and 1 more with its facets, for first = 1, 10 and 50; facets alone 1, of a search 2 (1 remembered)', async () => {
+    const memo = client.server.memo!;
+    expect(memo).toBeDefined();
+    const page: Record<number, [number, number]> = {};
+    const withFacets: Record<number, [number, number]> = {};
     for (const first of PAGE_SIZES) {
+      memo.clear();
       const response = await client.post(SearchProductsDocument, { query: 'the e', first });
       expect(response.body.errors).toBeUndefined();
       expect(response.body.data?.search.edges).toHaveLength(first);
-      page[first] = response.statements;
+      const again = await client.post(SearchProductsDocument, { query: 'the e', first });
+      expect(again.body).toEqual(response.body);
+      page[first] = [response.statements, again.statements];
+      memo.clear();
       const faceted = await client.post(SearchWithFacetsDocument, { query: 'e', first });
       expect(faceted.body.data?.search.edges).toHaveLength(first);
-      withFacets[first] = faceted.statements;
+      const fasceted = await client.post(SearchWithFacetsDocument, { query: 'e', first });
+      expect(fasceted.body).toEqual(faceted.body);
+      withFacets[first] = [faceted.statements, fasceted.statements];
     }
-    expect(page).toEqual({ 1: 2, 10: 2, 50: 2 });
-    expect(withFacets).toEqual({ 1: 3, 10: 3, 50: 3 });
+    expect(page).toEqual({ 1: [2, 1], 10: [2, 1], 50: [2, 1] });
+    expect(withFacets).toEqual({ 1: [3, 2], 10: [3, 2], 50: [3, 2] });
     expect((await client.post(ShopFacetsDocument, { filter: { onSale: true } })).statements).toBe(1);
+    memo.clear();
     expect((await client.post(ShopFacetsDocument, { query: 'e' })).statements).toBe(2);
+    expect((await client.post(ShopFacetsDocument, { query: 'e' })).statements).toBe(1);
   });
 
-  it('product cards with their default style: a category page costs 1 statement, a search page 2, for first = 1, 10 and 50', async () => {
+  it('a write empties the memo: the next search resolves its words again', async () => {
+    const memo = client.server.memo!;
+    await client.post(SearchProductsDocument, { query: 'e', first: 1 });
+    expect((await client.post(SearchProductsDocument, { query: 'e', first: 1 })).statements).toBe(1);
+    const created = await client.post<{ createProduct: { id: string } }>(
+      'mutation { createProduct(input: { name: "Memo Probe", slogan: "s", description: "d", category: "Probes", defaultPrice: "1.00" }) { id } }');
+    expect(created.body.errors).toBeUndefined();
+    try {
+      expect(memo.snapshot().entries).toBe(0);
+      expect((await client.post(SearchProductsDocument, { query: 'e', first: 1 })).statements).toBe(2);
+    } finally {
+      await client.post('mutation($id: ID!) { deleteProduct(id: $id) }', { id: created.body.data!.createProduct.id });
+    }
+  });
+
+  it('product cards with their default style: a category page costs 1 statement, a search page 2 (1 with its words remembered), for first = 1, 10 and 50', async () => {
+    const memo = client.server.memo!;
     const pages: Record<number, number> = {};
-    const searches: Record<number, number> = {};
+    const searches: Record<number, [number, number]> = {};
     for (const first of PAGE_SIZES) {
       const page = await client.post(CategoryPageDocument, { first, filter: { inStock: true }, orderBy: { field: 'NAME', direction: 'ASC' } });
       expect(page.body.errors).toBeUndefined();
       expect(page.body.data?.productConnection.edges).toHaveLength(first);
       expect(page.body.data?.productConnection.edges.every((edge) => edge.node.defaultStyle !== null)).toBe(true);
       pages[first] = page.statements;
+      memo.clear();
       const search = await client.post(SearchPageDocument, { query: 'e', first });
       expect(search.body.errors).toBeUndefined();
       expect(search.body.data?.search.edges).toHaveLength(first);
-      searches[first] = search.statements;
+      const again = await client.post(SearchPageDocument, { query: 'e', first });
+      expect(again.body).toEqual(search.body);
+      searches[first] = [search.statements, again.statements];
     }
     expect(pages).toEqual({ 1: 1, 10: 1, 50: 1 });
-    expect(searches).toEqual({ 1: 2, 10: 2, 50: 2 });
+    expect(searches).toEqual({ 1: [2, 1], 10: [2, 1], 50: [2, 1] });
   });
 
   it('the same product requested twice in one request is fetched once', async () => {
