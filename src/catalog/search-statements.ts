@@ -29,12 +29,17 @@ interface ResolvedWord {
   documents: number;
   /** Searched (false: left out of a costly query, SEARCH_POSTINGS_SHARE). */
   kept: boolean;
+  /** The dictionary has a pair lexeme of it and the next word (its lexemes, and its lexemes but the correction); null for the last word. */
+  adjacent: boolean | null;
+  adjacentPlain: boolean | null;
 }
 
 /** What a query matches, in one of the ways the rules compare: each kept word's term, and adjacent words' pair lexemes. */
 export interface Matching {
   terms: readonly string[];
   pairs: readonly string[];
+  /** Every pair has a lexeme in the dictionary: else no name holds the words adjacent (the proximity rule's first class is empty). */
+  adjacent: boolean;
 }
 
 /** A search's words as resolved: what is searched, and what each ranking rule compares with. */
@@ -71,6 +76,18 @@ const MAX_TYPO_LEXEME = 64;
 const sortedLetters = (expression: string) => `(SELECT string_agg(c, '' ORDER BY c) FROM regexp_split_to_table(${expression}, '') AS c)`;
 /** SQL: the dictionary's lexemes starting with a text expression (not the name's pair lexemes, which hold a space). */
 const startingWith = (expression: string) => `l.lexeme >= ${expression} AND l.lexeme < ${expression} || chr(1114111) AND starts_with(l.lexeme, ${expression}) AND strpos(l.lexeme, ' ') = 0`;
+
+/**
+ * SQL: whether the dictionary has a pair lexeme (as the names' pairs are
+ * written, "a b") of any of the lexemes `first` and any of `next`, or, when
+ * `next` is null (a prefix), any starting with a lexeme of `first` and
+ * `nextStem`: the lexemes pairsOf searches.
+ */
+const pairFound = (first: string, next: string, nextStem: string) => `CASE WHEN ${next} IS NULL
+    THEN EXISTS (SELECT 1 FROM unnest(${first}) x, LATERAL (SELECT 1 FROM search_lexemes l
+      WHERE l.lexeme >= x || ' ' || ${nextStem} AND l.lexeme < x || ' ' || ${nextStem} || chr(1114111) AND starts_with(l.lexeme, x || ' ' || ${nextStem}) LIMIT 1) f)
+    ELSE EXISTS (SELECT 1 FROM unnest(${first}) x, unnest(${next}) y, LATERAL (SELECT 1 FROM search_lexemes l
+      WHERE l.lexeme >= x || ' ' || y AND l.lexeme <= x || ' ' || y LIMIT 1) f) END`;
 
 /**
  * Each word stemmed as the documents were ('english'; stop words drop out);
@@ -137,10 +154,15 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
     ), kept AS (
       SELECT r.*, r.rarest = 1 OR r.running <= ${SEARCH_POSTINGS_SHARE} * (SELECT products FROM size) AS kept
       FROM (SELECT w.*, sum(w.documents) OVER (ORDER BY w.documents, w.n) AS running, row_number() OVER (ORDER BY w.documents, w.n) AS rarest FROM weighed w) r
+    ), beside AS (
+      SELECT k.*, lead(k.n) OVER w AS next_n, lead(k.stem) OVER w AS next_stem, lead(k.lexemes) OVER w AS next_lexemes, lead(k.plain) OVER w AS next_plain
+      FROM kept k WINDOW w AS (ORDER BY k.n)
     )
     SELECT (SELECT string_agg(k.term, ' & ' ORDER BY k.n) FILTER (WHERE k.kept) FROM kept k)::tsquery::text AS searched,
       (SELECT json_agg(json_build_object('stem', k.stem, 'typed', k.typed, 'term', k.term::tsquery::text, 'lexemes', k.lexemes, 'plain', k.plain,
-        'documents', k.documents, 'kept', k.kept) ORDER BY k.n) FROM kept k) AS words`;
+        'documents', k.documents, 'kept', k.kept,
+        'adjacent', CASE WHEN k.next_n IS NOT NULL THEN ${pairFound('coalesce(k.lexemes, ARRAY[k.stem])', 'k.next_lexemes', 'k.next_stem')} END,
+        'adjacentPlain', CASE WHEN k.next_n IS NOT NULL THEN ${pairFound('coalesce(k.plain, ARRAY[k.stem])', 'k.next_plain', 'k.next_stem')} END) ORDER BY k.n) FROM beside k) AS words`;
   return named('browse_resolve', text, [words]);
 }
 
@@ -161,10 +183,13 @@ export function resolvedOf(row: { searched: string | null; words: ResolvedWord[]
     return combos.length === 1 ? combos[0]! : `( ${combos.join(' | ')} )`;
   });
   const uncorrected = words.every((w) => w.plain === null || w.plain.length > 0);
+  const pairs = words.slice(0, -1);
   return {
     query: row.searched,
-    searched: { terms: kept.map((w) => w.term), pairs: pairsOf((w) => w.lexemes) },
-    uncorrected: uncorrected ? { terms: kept.map((w) => termOf(w.stem, w.plain)), pairs: pairsOf((w) => w.plain) } : null,
+    searched: { terms: kept.map((w) => w.term), pairs: pairsOf((w) => w.lexemes), adjacent: pairs.every((w) => w.adjacent === true) },
+    uncorrected: uncorrected
+      ? { terms: kept.map((w) => termOf(w.stem, w.plain)), pairs: pairsOf((w) => w.plain), adjacent: pairs.every((w) => w.adjacentPlain === true) }
+      : null,
     typed: kept.every((w) => w.typed) ? kept.map((w) => lexemeTerm(w.stem)) : null,
     nameKey: words.every((w) => w.typed) ? words.map((w) => w.stem).join(' ') : null,
     corrected: kept.some((w) => w.lexemes !== null && w.lexemes.length !== w.plain!.length),
@@ -211,6 +236,8 @@ function levelsOf(searched: Resolved, params: Parameters, filters: string[], fro
     if (classes.exactness === 0 && searched.nameKey === null) continue;
     if (classes.exactness === 1 && typed === null) continue;
     if (classes.exactness === 2 && !searched.beyondTyped) continue;
+    // No name holds the words adjacent (a pair the dictionary lacks): the level is empty, not read.
+    if (hasPairs && classes.proximity === 0 && !(classes.typo === 0 ? searched.uncorrected! : searched.searched).adjacent) continue;
     const matching = classes.typo === 0 ? uncorrected! : everything;
     const tier = SEARCH_TIERS[classes.attribute]!;
     const where: string[] = [];

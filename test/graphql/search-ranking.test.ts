@@ -8,6 +8,8 @@ import { SearchProductsDocument, type SearchProductsQuery } from '../../src/gene
 import { classesOf, levelOf, possibleLevels, RANK_LEVELS, RANKING_RULES, rankOf, SEARCH_TIERS } from '../../src/catalog/search-rules.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { searchQuality } from '../../bench/lib/search-quality.ts';
+import { searchWords } from '../../src/catalog/browse-input.ts';
+import { type Resolved, resolvedOf, resolveStatement, searchStatement } from '../../src/catalog/search-statements.ts';
 
 const catalogue = useTestCatalogue();
 const client = useTestClient(catalogue);
@@ -95,6 +97,31 @@ describe('the ranking rules', () => {
     expect(keysOf(reversed.edges)[0]).toBe('apart');
     expect(keysOf(reversed.edges).indexOf('whole')).toBeGreaterThan(keysOf(reversed.edges).indexOf('apart'));
     expect(reversed.edges.find((edge) => Number(edge.node.id) === ids.whole)!.rank).toBeLessThan(1);
+  });
+
+  it('leave out the levels of adjacent words when no name holds them adjacent (a pair the dictionary lacks), with the same answer', async () => {
+    const resolve = async (query: string) => {
+      const statement = resolveStatement(searchWords(query));
+      return resolvedOf((await catalogue.direct.rows<Parameters<typeof resolvedOf>[0] & object>(statement.text, statement.values))[0])!;
+    };
+    const page = async (resolved: Resolved) => {
+      const statement = searchStatement(resolved, {}, undefined, 50, { snippets: true });
+      return { levels: statement.text.match(/SELECT \d+ AS level/g)!.length, rows: await catalogue.direct.rows(statement.text, statement.values) };
+    };
+    const cases = [
+      ['plinth quorvel', true, true], // "Plinth by Quorvel": the stop word does not count
+      ['coat quorvel', false, false], // "Quorvel Coat" has them the other way round
+      ['quorvle plinth', true, false], // adjacent once corrected ("Quorvel Plinth"), not as typed
+    ] as const;
+    for (const [query, adjacent, adjacentAsTyped] of cases) {
+      const resolved = await resolve(query);
+      expect([resolved.searched.adjacent, resolved.uncorrected?.adjacent], query).toEqual([adjacent, adjacentAsTyped]);
+      const every = { ...resolved, searched: { ...resolved.searched, adjacent: true }, uncorrected: resolved.uncorrected && { ...resolved.uncorrected, adjacent: true } };
+      const [skipping, reading] = [await page(resolved), await page(every)];
+      expect(skipping.rows.length, query).toBeGreaterThan(0);
+      expect(skipping.rows, query).toEqual(reading.rows);
+      if (!adjacentAsTyped) expect(skipping.levels, query).toBeLessThan(reading.levels);
+    }
   });
 
   it('give the same rank to results in the same classes and tie-break by popularity, then id', async () => {
