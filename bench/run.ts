@@ -113,8 +113,9 @@ runCommand(async () => {
       if (graphql?.transport === 'apq') await registerPersistedQuery(target.server.url, graphql.operationName, target.workers);
       console.log(`${target.scenario} (${setup}): warming up`);
       // With --hot, the warm-up fills the cache with the hot set. With Redis
-      // and CACHE_ADMISSION=second-miss a key is stored on its second miss:
-      // twice as long a warm-up stores as much of it as one storing every miss.
+      // and CACHE_ADMISSION=second-miss or doorkeeper a product's key is
+      // stored on its second sighting: twice as long a warm-up stores as much
+      // of it as one storing every miss.
       const warmup = plan.hot !== undefined && target.cache === 'redis' ? 2 * plan.warmupSeconds : plan.warmupSeconds;
       generate(target, plan.generator === 'k6' ? { rate: 200 } : plan.loads[0]!, `${warmup}s`, `${name}-warmup`);
       for (const load of plan.loads) {

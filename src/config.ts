@@ -4,6 +4,18 @@ import net from 'node:net';
 import path from 'node:path';
 import { LEGACY_CLIENT_DEFAULTS, type LegacyClientOptions, parseHeaderLine, resolveLegacyClientOptions } from './legacy/options.ts';
 
+/**
+ * When the response cache looks a response up and stores it
+ * (src/cache/response-cache.ts): every request looked up and every miss
+ * stored (first-miss); every request looked up, a miss stored on its key's
+ * second miss in the process (second-miss); or a cheap read
+ * (src/graphql/cost.ts) neither looked up nor stored before its key's second
+ * sighting in the process, answered as with the cache off, and every other
+ * read as under first-miss (doorkeeper).
+ */
+export const CACHE_ADMISSIONS = ['first-miss', 'second-miss', 'doorkeeper'] as const;
+export type CacheAdmission = (typeof CACHE_ADMISSIONS)[number];
+
 /** Abuse limits on GraphQL operations (docs/graphql.md "GraphQL limits"); a request over any of them is a 400 naming it. */
 export interface GraphQLLimits {
   /** Deepest field nesting (a leaf field counts as a level, as in graphql-armor). */
@@ -160,12 +172,8 @@ export interface Config {
    * with Redis and the change feed, which keeps it as fresh as Redis.
    */
   cacheLocalBytes: number;
-  /**
-   * When a missed response is stored: on every miss (the default), or on
-   * its key's second miss in this process (a long tail's keys asked once cost
-   * no store script nor Redis memory, but an answer asked twice is read twice).
-   */
-  cacheAdmission: 'first-miss' | 'second-miss';
+  /** When a response is looked up and stored (CACHE_ADMISSIONS). */
+  cacheAdmission: CacheAdmission;
   /** Run only the operations of the codegen persisted-documents manifest. */
   trustedDocuments: boolean;
   /** How long persisted query hashes are kept (APQ). */
@@ -599,11 +607,14 @@ export function loadConfig(env: Env = process.env): Config {
     },
   };
   config.exposeErrors = config.nodeEnv === 'development';
-  // First-miss by default, with Redis too: second-miss makes a cheap miss
-  // cheaper, but on the shop mix (Zipf popularity, where an expensive search
-  // or facets answer asked twice is read twice) it lowers the hit ratio and
-  // the requests/s (docs/caching.md has the figures and the command).
-  config.cacheAdmission = read.oneOf('CACHE_ADMISSION', 'first-miss', ['first-miss', 'second-miss'] as const);
+  // The doorkeeper by default with Redis, where a lookup and a store are
+  // round trips and scripts: a long tail's cheap reads cost what they cost
+  // with the cache off, and on the shop mix it answered more requests than
+  // first-miss, its hit ratio a few points lower (second-miss answered fewer:
+  // a search or facets answer asked twice was read twice). In process a lookup and a
+  // store cost next to nothing: every miss stored. docs/caching.md has the
+  // figures and the commands.
+  config.cacheAdmission = read.oneOf('CACHE_ADMISSION', config.redis === undefined ? 'first-miss' : 'doorkeeper', CACHE_ADMISSIONS);
   // auto: whenever another process may write what this one serves (a shared
   // cache means several instances; WORKERS several workers), and whenever
   // anything is cached at all (a load replacing the catalogue is such a write).

@@ -51,8 +51,9 @@ import { ALL_TAG, CATALOGUE_TAG, HttpCaching } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
 import { REST_READS_AS_GRAPHQL, type RestRead } from './rest/graphql-equivalents.ts';
 import { maxAgeOf } from './graphql/cache-hints.ts';
+import { isCheapRead, operationCost, readsByKey } from './graphql/cost.ts';
 import { readTypeDefs } from './graphql/schema.ts';
-import { buildSchema } from 'graphql';
+import { type GraphQLSchema, buildSchema, getOperationAST, parse } from 'graphql';
 import { type Sidecar, startSidecar } from './sidecar/sidecar.ts';
 import { type Live, registerSubscriptions } from './graphql/subscriptions/register.ts';
 
@@ -336,6 +337,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     apollo, operations, jit: config.graphqlJit, cache, access, httpCaching, context: newContext, counted,
     ide: { enabled: config.graphqlIde, introspection: config.graphqlIntrospection },
   });
+  // The schema's types alone: what the REST reads' GraphQL equivalents show and cost.
+  const restSchema = buildSchema(readTypeDefs());
   await registerRestRoutes(app, {
     createLoaders: newLoaders, pages, service,
     legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },
@@ -345,7 +348,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     guard: restGuard(access),
     requireIfMatch: config.writesRequireIfMatch,
     httpCaching,
-    hintSeconds: restHintSeconds(),
+    hintSeconds: restHintSeconds(restSchema),
+    cheapReads: restCheapReads(restSchema),
     readsNeedKey: config.apiKeysForReads === 'required',
   });
   registerDocs(app);
@@ -358,9 +362,16 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
 }
 
 /** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */
-function restHintSeconds(): Record<RestRead, number> {
-  const schema = buildSchema(readTypeDefs());
+function restHintSeconds(schema: GraphQLSchema): Record<RestRead, number> {
   return Object.fromEntries(Object.entries(REST_READS_AS_GRAPHQL).map(([read, query]) => [read, maxAgeOf(schema, query)])) as Record<RestRead, number>;
+}
+
+/** For each REST read, whether the GraphQL query showing the same fields is a cheap read (src/graphql/cost.ts). */
+function restCheapReads(schema: GraphQLSchema): Record<RestRead, boolean> {
+  return Object.fromEntries(Object.entries(REST_READS_AS_GRAPHQL).map(([read, query]) => {
+    const document = parse(query);
+    return [read, isCheapRead(readsByKey(document, getOperationAST(document)!), operationCost(schema, document))];
+  })) as Record<RestRead, boolean>;
 }
 
 export async function startServer(config: Config, databaseUrl: string, log: (message: string) => void): Promise<FastifyInstance> {

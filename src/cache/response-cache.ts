@@ -27,6 +27,7 @@
 // what it holds while the feed reconnects (a Postgres outage: nothing writes
 // then), and drops everything once the feed is back.
 import type { Redis } from 'ioredis';
+import type { CacheAdmission } from '../config.ts';
 import { MemoryStore } from './memory-store.ts';
 import { RedisStore } from './redis-store.ts';
 import type { CacheStats, CacheStore } from './store.ts';
@@ -107,8 +108,11 @@ export type Obtained =
   | { outcome: 'hit' | 'shared'; response: CachedResponse }
   | { outcome: 'miss'; stores: boolean; settle(response: CachedResponse | undefined): void };
 
-/** When a missed response is stored: on every miss, or on its key's second miss in this process (src/cache/seen-keys.ts). */
-export type Admission = 'first-miss' | 'second-miss';
+/** When a response is looked up and stored (src/config.ts, CACHE_ADMISSIONS; src/cache/seen-keys.ts remembers the keys). */
+export type Admission = CacheAdmission;
+
+/** A cheap read's first sighting under the doorkeeper: produced as with the cache off, nothing to settle. */
+const FIRST_SIGHTING: Obtained = Object.freeze({ outcome: 'miss', stores: false, settle: () => {} });
 
 /** What the store holds: the response and when its read began. */
 interface StoredResponse extends CachedResponse {
@@ -159,7 +163,8 @@ export class ResponseCache {
   private readonly local: TaggedLru<LocalEntry> | undefined;
   /** The only process writing through the API: serves on while its feed reconnects. */
   private readonly soleWriter: boolean;
-  /** Keys missed before (admission on the second miss); undefined: every miss is stored. */
+  private readonly admission: Admission;
+  /** Keys missed (second-miss) or cheap keys sighted (doorkeeper) before; undefined under first-miss. */
   private readonly seen: SeenKeys | undefined;
 
   /**
@@ -168,7 +173,8 @@ export class ResponseCache {
    */
   constructor(store: CacheStore, options: { ttlSeconds: number; warn: (message: string, error: unknown) => void; feed?: ChangeListening; localBytes?: number; soleWriter?: boolean; admission?: Admission }) {
     this.store = store;
-    this.seen = options.admission === 'second-miss' ? new SeenKeys() : undefined;
+    this.admission = options.admission ?? 'first-miss';
+    this.seen = this.admission === 'first-miss' ? undefined : new SeenKeys();
     this.soleWriter = options.soleWriter === true && !(store instanceof RedisStore);
     this.ttlSeconds = options.ttlSeconds;
     this.warn = options.warn;
@@ -182,7 +188,7 @@ export class ResponseCache {
     // values: nothing fetched before is trusted.
     if (local && store instanceof RedisStore) store.client.on('ready', () => local.clear());
     this.stats = {
-      hits: 0, localHits: 0, misses: 0, unadmitted: 0, errors: 0, refused: 0, unheard: 0,
+      hits: 0, localHits: 0, misses: 0, unadmitted: 0, firstSightings: 0, errors: 0, refused: 0, unheard: 0,
       get changeFeed() { return feed ? (feed.listening ? 'listening' : 'reconnecting') : 'off'; },
       get local() { return local ? { entries: local.size, bytes: local.weight } : undefined; },
     };
@@ -396,9 +402,16 @@ export class ResponseCache {
    * request then produces its own (its `settle` stores nothing). With
    * admission on the second miss, the first miss of a key in this process is
    * not stored either (`stores` false): only shared with identical requests
-   * running meanwhile.
+   * running meanwhile. With the doorkeeper, a `cheap` read's first sighting
+   * is a miss at once: no lookup, no store, no single flight (nobody here is
+   * producing a key never sighted), as with the cache off.
    */
-  async obtain(key: string): Promise<Obtained> {
+  async obtain(key: string, cheap = false): Promise<Obtained> {
+    if (cheap && this.admission === 'doorkeeper' && !this.seen!.sighted(key)) {
+      this.stats.misses++;
+      this.stats.firstSightings++;
+      return FIRST_SIGHTING;
+    }
     const found = await this.read(key);
     if (found.stored) {
       this.stats.hits++;
@@ -414,7 +427,7 @@ export class ResponseCache {
       return shared ? { outcome: 'shared', response: shared } : { outcome: 'miss', stores: false, settle: () => {} };
     }
     // Not stored (and so no token taken): a key this process has not missed before, under admission on the second miss.
-    const stores = this.seen === undefined || this.seen.sighted(key);
+    const stores = this.admission !== 'second-miss' || this.seen!.sighted(key);
     if (!stores) this.stats.unadmitted++;
     let release!: (response: CachedResponse | undefined) => void;
     const flight = new Promise<CachedResponse | undefined>((resolve) => { release = resolve; });
@@ -448,9 +461,9 @@ export class ResponseCache {
     this.store.set(key, encodeStored(stored), response.tags, this.ttlSeconds, token.generation).catch((error: unknown) => this.failed('write', error));
   }
 
-  /** The cached (or shared) response for `key`, or `produce()`'s, stored for next time (REST reads). */
-  async fetch(key: string, produce: () => Promise<CachedResponse>): Promise<CachedResponse & { outcome: Outcome }> {
-    const obtained = await this.obtain(key);
+  /** The cached (or shared) response for `key`, or `produce()`'s, stored for next time (REST reads; `cheap`: as for obtain). */
+  async fetch(key: string, produce: () => Promise<CachedResponse>, cheap = false): Promise<CachedResponse & { outcome: Outcome }> {
+    const obtained = await this.obtain(key, cheap);
     if (obtained.outcome !== 'miss') {
       const { readAt: _readAt, ...response } = obtained.response as StoredResponse;
       return { ...response, outcome: obtained.outcome };

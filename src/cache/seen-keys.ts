@@ -1,15 +1,17 @@
-// Which cache keys this process has missed before, for admission on the
-// second miss (CACHE_ADMISSION=second-miss): a response is stored only when
-// its key misses again while still remembered, as CDNs offer "cache on second
-// hit". Most keys of a long tail are asked once: storing them costs a store
-// script in Redis (SET, and per tag SADD, TTL, EXPIRE) and Redis memory that
-// no hit ever repays; a key asked twice is stored on its second miss.
+// Which cache keys this process has sighted before, for the admission
+// filters of CACHE_ADMISSION (src/cache/response-cache.ts): `second-miss`
+// stores a response only when its key misses again while still remembered, as
+// CDNs offer "cache on second hit"; `doorkeeper` (as in TinyLFU) does not even
+// look up a cheap read's key before its second sighting. Most keys of a long
+// tail are asked once: a lookup (MGET) and a store script in Redis (SET, and
+// per tag SADD, TTL, EXPIRE), and Redis memory, that no hit ever repays.
 //
 // Bounded and allocation-free: a table of SLOTS 32-bit fingerprints, each key
 // owning one slot (by one hash) and marked there by another. A key is
 // forgotten when another key takes its slot (the table remembers roughly the
-// last SLOTS distinct keys missed); two keys sharing both hashes make one
-// store early, which is harmless (a store is always allowed, never required).
+// last SLOTS distinct keys sighted); two keys sharing both hashes make one
+// lookup or store early, which is harmless (both are always allowed, never
+// required).
 
 /** 2^20 slots: 4 MB, about the last million keys missed. */
 const SLOT_BITS = 20;

@@ -39,6 +39,8 @@ export interface CacheStats {
   misses: number;
   /** Misses not stored: their key's first miss in this process, under admission on the second miss (CACHE_ADMISSION). */
   unadmitted: number;
+  /** Cheap reads answered without a lookup: their key's first sighting in this process, under the doorkeeper (CACHE_ADMISSION). Counted in misses too. */
+  firstSightings: number;
   /** Store operations that failed (Redis down or slow) and fell back to Postgres. */
   errors: number;
   /** Entries found but not served: read before a change the change feed reported (the writer's invalidation had not reached the store). */

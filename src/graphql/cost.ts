@@ -117,6 +117,51 @@ export const STATEMENT_SURCHARGES: Readonly<Record<string, number>> = {
   'SearchConnection.facets': 25,
 };
 
+/**
+ * Root fields that read products by their ids: one indexed statement per
+ * batch of ids (and per nested list under them), whatever the catalogue's
+ * size. Every other root field (a listing page, a filtered or ordered
+ * connection, a search, facet counts) runs a statement over many rows.
+ */
+export const KEYED_ROOT_FIELDS: ReadonlySet<string> = new Set(['product', 'productsByIds', '_entities']);
+
+/**
+ * The most a cheap read may cost: a query that reads by key only
+ * (KEYED_ROOT_FIELDS) and costs no more than this is a read whose answer
+ * Postgres makes about as cheaply as Redis looks up and stores it. The
+ * response cache's doorkeeper (CACHE_ADMISSION=doorkeeper,
+ * src/cache/response-cache.ts) answers such a read's first sighting without
+ * asking Redis, since most keys of a long tail are asked once; anything
+ * dearer is looked up and stored from its first miss, since reading it twice
+ * costs more than a lookup and a store. 600 admits a product page with its
+ * related products' cards (504: two keyed statements) and every REST product
+ * route (styles: 215), and keeps out a page of many ids or of related
+ * products nested deeper (each level multiplies by 4.45).
+ */
+export const CHEAP_READ_MAX_COST = 600;
+
+/** Whether every root field `operation` selects reads products by their ids (fragments at the root followed). */
+export function readsByKey(document: DocumentNode, operation: OperationDefinitionNode): boolean {
+  if (operation.operation !== 'query') return false;
+  const fragments = fragmentsByName(document);
+  const seen = new Set<string>();
+  const keyed = (selectionSet: SelectionSetNode): boolean => selectionSet.selections.every((selection) => {
+    if (selection.kind === Kind.FIELD) return selection.name.value === '__typename' || KEYED_ROOT_FIELDS.has(selection.name.value);
+    if (selection.kind === Kind.INLINE_FRAGMENT) return keyed(selection.selectionSet);
+    const name = selection.name.value;
+    if (seen.has(name)) return true;
+    seen.add(name);
+    const fragment = fragments.get(name);
+    return fragment !== undefined && keyed(fragment.selectionSet);
+  });
+  return keyed(operation.selectionSet);
+}
+
+/** A cheap read (see CHEAP_READ_MAX_COST): by key only, at most that cost. */
+export function isCheapRead(byKey: boolean, cost: number): boolean {
+  return byKey && cost <= CHEAP_READ_MAX_COST;
+}
+
 /** Any list not in LIST_SIZES (introspection's lists, fields added later). */
 export const UNKNOWN_LIST_SIZE = 10;
 

@@ -221,7 +221,7 @@ export class FastPath {
     let settle: ((response: CachedResponse | undefined) => void) | undefined;
     let stores = false;
     if (cache) {
-      const obtained = await cache.obtain(prepared.cacheKey(sent.variables));
+      const obtained = await cache.obtain(prepared.cacheKey(sent.variables), checks.cheap);
       if (obtained.outcome !== 'miss') {
         const record = recordOperation(request);
         record.resolved = true;

@@ -26,7 +26,7 @@ import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { canonicalJson } from '../util/canonical-json.ts';
 import { type CachePolicy, cachePolicy } from './cache-hints.ts';
 import type { GraphQLContext } from './context.ts';
-import { costOf, costUnits } from './cost.ts';
+import { costOf, costUnits, isCheapRead, readsByKey } from './cost.ts';
 import { type ArgumentCaps, argumentCapError } from './limits/argument-caps.ts';
 import { limitExceeded } from './limits/limit-error.ts';
 import { type OperationShape, operationShape } from './limits/operation-shape.ts';
@@ -55,6 +55,8 @@ export interface RequestChecks {
   /** The estimated cost (src/graphql/cost.ts), and what it takes from a rate-limit budget. */
   cost: number;
   units: number;
+  /** A cheap read (src/graphql/cost.ts, CHEAP_READ_MAX_COST): the response cache's doorkeeper looks it up from its key's second sighting. */
+  cheap: boolean;
 }
 
 export class PreparedOperation {
@@ -81,6 +83,7 @@ export class PreparedOperation {
   private uncapped = false;
   /** Its cost, once a request found no list size in it given by a variable. */
   private fixedCost: number | undefined;
+  private byKeyMemo: boolean | undefined;
 
   constructor(schema: GraphQLSchema, limits: RequestLimits, hash: string, document: DocumentNode, sentName: string | undefined) {
     this.schema = schema;
@@ -109,10 +112,15 @@ export class PreparedOperation {
     return this.compiledMemo ??= compileQuery(this.schema, this.document, this.sentName);
   }
 
+  /** Every root field it selects reads products by their ids (src/graphql/cost.ts). */
+  get readsByKey(): boolean {
+    return this.byKeyMemo ??= this.operation !== undefined && readsByKey(this.document, this.operation);
+  }
+
   /** What these variables (as sent) make of it: coerced once, then the argument caps and the cost. */
   check(sent: Variables | null | undefined): RequestChecks {
     const operation = this.operation;
-    if (!operation) return { coerced: sent ?? {}, errors: undefined, refusal: undefined, cost: 0, units: costUnits(0, this.limits.costUnit) };
+    if (!operation) return { coerced: sent ?? {}, errors: undefined, refusal: undefined, cost: 0, units: costUnits(0, this.limits.costUnit), cheap: false };
     const coercion = getVariableValues(this.schema, operation.variableDefinitions ?? [], sent ?? {}, { maxErrors: 25 });
     const { coerced } = coercion;
     let refusal: GraphQLError | undefined;
@@ -129,7 +137,7 @@ export class PreparedOperation {
       if (!estimate.variableSized) this.fixedCost = cost;
     }
     refusal ??= cost > this.limits.maxCost ? limitExceeded('QUERY_TOO_COSTLY', 'query cost', cost, this.limits.maxCost) : undefined;
-    return { coerced, errors: coercion.errors, refusal, cost, units: costUnits(cost, this.limits.costUnit) };
+    return { coerced, errors: coercion.errors, refusal, cost, units: costUnits(cost, this.limits.costUnit), cheap: isCheapRead(this.readsByKey, cost) };
   }
 
   /**

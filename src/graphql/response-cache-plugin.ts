@@ -39,7 +39,8 @@ export function responseCachePlugin(cache: ResponseCache, operations: PreparedOp
           // The fast path asked the cache already for a request it hands over (a miss).
           missed = contextValue.handedOver?.cacheAsked ?? false;
           if (missed) return null;
-          const obtained = await cache.obtain(operations.forRequest({ queryHash, document, request }).cacheKey(request.variables));
+          const resolved = { queryHash, document, request };
+          const obtained = await cache.obtain(operations.forRequest(resolved).cacheKey(request.variables), operations.checksFor(resolved, contextValue).cheap);
           if (obtained.outcome === 'miss') {
             missed = true;
             settle = obtained.settle;

@@ -18,7 +18,7 @@ export async function buildOpenApiDocument(options: OpenApiOptions): Promise<Ope
       legacy: { campus: options.campus, emptyPlaceholders: options.emptyPlaceholders },
       maxPageSize: options.maxPageSize, cache: undefined, counted: unused, guard: (_request, _reply, done) => done(),
       requireIfMatch: false, readsNeedKey: options.readsNeedKey ?? false,
-      httpCaching: undefined as never, hintSeconds: undefined as never,
+      httpCaching: undefined as never, hintSeconds: undefined as never, cheapReads: undefined as never,
     });
     await app.ready();
     return structuredClone(app.swagger()) as unknown as OpenApiDocument;

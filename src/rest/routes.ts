@@ -41,6 +41,8 @@ export interface RestDependencies {
   httpCaching: HttpCaching;
   /** For each read, the longest the schema lets what it shows be reused (graphql-equivalents.ts). */
   hintSeconds: Record<RestRead, number>;
+  /** For each read, whether it is a cheap read (src/graphql/cost.ts, as its GraphQL equivalent is): the response cache's doorkeeper looks it up from its key's second sighting. */
+  cheapReads: Record<RestRead, boolean>;
   /** Reads need an API key too (the OpenAPI document says so). */
   readsNeedKey?: boolean;
 }
@@ -124,7 +126,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
         throw error;
       }
     };
-    const response = cache ? await cache.fetch(`rest:${request.url}`, run) : { ...(await run()), outcome: undefined };
+    const response = cache ? await cache.fetch(`rest:${request.url}`, run, deps.cheapReads[read]) : { ...(await run()), outcome: undefined };
     if (response.outcome !== undefined) reply.header('x-cache', response.outcome);
     deps.httpCaching.readHeaders(reply, { tags: response.tags, hintSeconds: deps.hintSeconds[read] });
     if (response.status === 200 && response.etag && notModified(reply, request.headers['if-none-match'], response.etag)) return reply.send();

@@ -43,7 +43,7 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
   beforeAll(async () => {
     redis = await startTestRedis();
     inspect = new Redis(redis.url);
-    // Stored on the first miss (admission on the second, Redis's default, is test/cache/two-processes.test.ts's).
+    // Stored on the first miss (the doorkeeper, Redis's default, is test/cache/two-processes.test.ts's and response-cache.test.ts's).
     const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: prefix, CACHE_ADMISSION: 'first-miss' };
     a = await createTestClient(catalogue.db.url, { env });
     b = await createTestClient(catalogue.db.url, { env });

@@ -211,6 +211,66 @@ describe('response cache generations', () => {
       }
     });
 
+    it('doorkeeper: a cheap read\'s first sighting sends Redis nothing; its second is looked up and stored; an expensive read is stored on its first miss; each process sights on its own', async () => {
+      const prefix = `door${Date.now()}:`;
+      const make = () => new ResponseCache(new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet, admission: 'doorkeeper' });
+      const a = make();
+      const b = make();
+      /** Every command Redis has run but INFO (what the test itself asks). */
+      const commands = async () => {
+        let total = 0;
+        for (const [, name, calls] of (await a.redisClient!.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) if (name !== 'info') total += Number(calls);
+        return total;
+      };
+      const stored = async (key: string) => (await a.redisClient!.exists(`${prefix}r:${key}`)) === 1;
+      const settled = () => new Promise((r) => setTimeout(r, 50));
+      try {
+        for (const cache of [a, b]) {
+          const client = cache.redisClient!;
+          for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+        }
+        // Redis's invalidation counter started now, not by a store below.
+        await (a as unknown as { store: { checkGeneration(): Promise<number> } }).store.checkGeneration();
+        await settled();
+        const before = await commands();
+        const first = await a.obtain('cheap', true);
+        expect(first).toMatchObject({ outcome: 'miss', stores: false });
+        if (first.outcome === 'miss') first.settle(response);
+        await settled();
+        // Nothing sent for it: no lookup, no store (the EXISTS below comes after the count).
+        expect(await commands()).toBe(before);
+        expect(await stored('cheap')).toBe(false);
+        expect(a.stats).toMatchObject({ misses: 1, firstSightings: 1 });
+        // Its second sighting: looked up (a miss) and stored.
+        const second = await a.obtain('cheap', true);
+        expect(second).toMatchObject({ outcome: 'miss', stores: true });
+        if (second.outcome === 'miss') second.settle(response);
+        await settled();
+        expect(await stored('cheap')).toBe(true);
+        expect(await a.obtain('cheap', true)).toEqual({ outcome: 'hit', response: { ...response, readAt: expect.any(Number) } });
+        // B has not sighted it: its first sighting is not looked up, though A stored it; its second is a hit.
+        expect(await b.obtain('cheap', true)).toMatchObject({ outcome: 'miss', stores: false });
+        expect(await b.obtain('cheap', true)).toEqual({ outcome: 'hit', response: { ...response, readAt: expect.any(Number) } });
+        // An expensive read: looked up and stored on its first miss, and B finds it on its first.
+        await produce(a, 'dear');
+        await settled();
+        expect(await stored('dear')).toBe(true);
+        expect(await b.obtain('dear')).toMatchObject({ outcome: 'hit' });
+        expect(a.stats).toMatchObject({ misses: 3, firstSightings: 1, unadmitted: 0 });
+        // A second sighting read while another instance invalidated: refused as any.
+        expect(await a.obtain('j', true)).toMatchObject({ outcome: 'miss', stores: false });
+        const sighted = await a.obtain('j', true);
+        expect(sighted).toMatchObject({ outcome: 'miss', stores: true });
+        await b.invalidate(['p:1']);
+        if (sighted.outcome === 'miss') sighted.settle(response);
+        await settled();
+        expect(await stored('j')).toBe(false);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
     it('an invalidation by another instance during the read keeps the old response out', async () => {
       const prefix = `gen${Date.now()}:`;
       const make = () => new ResponseCache(new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet });

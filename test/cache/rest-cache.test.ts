@@ -83,7 +83,7 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
   let b: TestClient;
   beforeAll(async () => {
     redis = await startTestRedis();
-    // Stored on the first miss (admission on the second, Redis's default, is test/cache/two-processes.test.ts's).
+    // Stored on the first miss (the doorkeeper, Redis's default, is test/cache/two-processes.test.ts's and response-cache.test.ts's).
     const env = { CACHE: 'on', REDIS_URL: redis.url, CACHE_PREFIX: `rest${Date.now()}:`, REDIS_TIMEOUT_MS: '200', CACHE_ADMISSION: 'first-miss' };
     a = await createTestClient(catalogue.db.url, { env });
     b = await createTestClient(catalogue.db.url, { env });

@@ -62,10 +62,12 @@ describe('local tier configuration (CACHE_LOCAL_MB)', () => {
 });
 
 describe('cache admission (CACHE_ADMISSION)', () => {
-  it('first-miss by default, with Redis or without; either when set; a bad value reported', () => {
+  it('the doorkeeper by default with Redis, first-miss in process; any when set; a bad value reported', () => {
     expect(loadConfig({}).cacheAdmission).toBe('first-miss');
-    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).cacheAdmission).toBe('first-miss');
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).cacheAdmission).toBe('doorkeeper');
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379', CACHE_ADMISSION: 'first-miss' }).cacheAdmission).toBe('first-miss');
     expect(loadConfig({ REDIS_URL: 'redis://cache:6379', CACHE_ADMISSION: 'second-miss' }).cacheAdmission).toBe('second-miss');
+    expect(loadConfig({ CACHE_ADMISSION: 'doorkeeper' }).cacheAdmission).toBe('doorkeeper');
     expect(loadConfig({ CACHE_ADMISSION: 'second-miss' }).cacheAdmission).toBe('second-miss');
     expect(problems({ CACHE_ADMISSION: 'second' })).toHaveLength(1);
     expect(problems({ CACHE_ADMISSION: 'second' })[0]).toContain('CACHE_ADMISSION');

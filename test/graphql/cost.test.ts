@@ -5,10 +5,12 @@
 // cardinalities and of what operations cost, held to the code.
 import fs from 'node:fs';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { parse } from 'graphql';
+import { getOperationAST, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { LIST_SIZES, MEASURED_CARDINALITIES, STATEMENT_SURCHARGES, UNKNOWN_LIST_SIZE, operationCost } from '../../src/graphql/cost.ts';
+import { CHEAP_READ_MAX_COST, LIST_SIZES, MEASURED_CARDINALITIES, STATEMENT_SURCHARGES, UNKNOWN_LIST_SIZE, isCheapRead, operationCost, readsByKey } from '../../src/graphql/cost.ts';
+import { REST_READS_AS_GRAPHQL } from '../../src/rest/graphql-equivalents.ts';
+import { operationsByName } from '../../k6/lib/operation-text.ts';
 import { PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
 import { readTypeDefs } from '../../src/graphql/schema.ts';
 
@@ -261,5 +263,30 @@ describe('the legacy listing defaults', () => {
     const products = buildSchema(readTypeDefs()).getQueryType()!.getFields().products!;
     const defaults = Object.fromEntries(products.args.map((arg) => [arg.name, arg.defaultValue]));
     expect(defaults).toEqual({ page: DEFAULT_PAGE, count: DEFAULT_PAGE_SIZE });
+  });
+});
+
+describe('cheap reads (the response cache\'s doorkeeper: CHEAP_READ_MAX_COST)', () => {
+  const operations = operationsByName(fs.readFileSync(new URL('../../k6/operations.graphql', import.meta.url), 'utf8'));
+  const cheap = (query: string, variables: Record<string, unknown> = {}) => {
+    const document = parse(query);
+    return isCheapRead(readsByKey(document, getOperationAST(document)!), operationCost(schema, document, variables));
+  };
+
+  it('are product pages read by id, and the REST product routes by their GraphQL equivalents', () => {
+    for (const name of ['ProductWithStyles', 'ProductPageWithRelatedIds', 'ProductDetailPage']) expect(cheap(operations.get(name)!, { id: '5' }), name).toBe(true);
+    expect(cheap('{ ... on Query { product(id: "1") { id } } __typename }')).toBe(true);
+    for (const read of ['detail', 'styles', 'related'] as const) expect(cheap(REST_READS_AS_GRAPHQL[read]), read).toBe(true);
+  });
+
+  it('are never listings, category pages, searches or facets, however little they select; nor a keyed read costing more than the threshold', () => {
+    expect(cheap(REST_READS_AS_GRAPHQL.list)).toBe(false);
+    for (const name of ['ProductListingPage', 'CategoryPage', 'SearchPage', 'ShopFacets']) expect(cheap(operations.get(name)!, { page: 1, count: 5, query: 'shirt', first: 20 }), name).toBe(false);
+    expect(cheap('{ productFacets(query: "shirt") { total } }')).toBe(false);
+    expect(cheap('{ productConnection(first: 1) { edges { node { id } } } }')).toBe(false);
+    expect(cheap('fragment F on Query { search(query: "x", first: 1) { searched } } { product(id: "1") { id } ...F }')).toBe(false);
+    const many = `{ productsByIds(ids: ${JSON.stringify(ids(60))}) { id name related { id name } } }`;
+    expect(operationCost(schema, parse(many))).toBeGreaterThan(CHEAP_READ_MAX_COST);
+    expect(cheap(many)).toBe(false);
   });
 });

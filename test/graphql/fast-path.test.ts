@@ -42,7 +42,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** The response cache set-ups: none, in process, and Redis with the change feed and the local tier (REDIS_URL: the default production set-up, storing on the first miss here: its default, the second, is test/cache/two-processes.test.ts's). */
+/** The response cache set-ups: none, in process, and Redis with the change feed and the local tier (REDIS_URL: the default production set-up, storing on the first miss here: its default, the doorkeeper, is the describe block below's). */
 const SETUPS = [
   { cache: 'off', env: () => ({ CACHE: 'off' }) },
   { cache: 'memory', env: () => ({ CACHE: 'on' }) },
@@ -275,6 +275,43 @@ describe.each(SETUPS)('checked queries on the fast path, cache $cache', ({ cache
       expect(new Set(responses.map((r) => r.body)).size).toBe(1);
       expect(responses.reduce((n, r) => n + Number(r.headers['x-sql-statements']), 0)).toBe(1);
       expect(responses.map((r) => r.headers['x-cache']).sort()).toEqual(['miss', ...Array(9).fill('shared')]);
+    });
+  });
+});
+
+describe.skipIf(!redisAvailable())('the doorkeeper on the fast path (CACHE_ADMISSION=doorkeeper)', () => {
+  const env = () => ({ CACHE: 'on', REDIS_URL: redis!.url, CACHE_PREFIX: `door${crypto.randomUUID()}:`, CACHE_ADMISSION: 'doorkeeper' });
+
+  it('answers a cheap query\'s first sighting, its second (stored) and then its hit as Apollo does, by POST and by persisted GET', async () => {
+    await withClient(env(), async (apolloOnly) => {
+      await withClient(env(), async (client) => {
+        const fast = client.server.fastPath!;
+        await post(client, QUERY, { id: '99' }); // Apollo's: now the text is checked
+        const viaApollo = await post(apolloOnly, QUERY, { id: '5' });
+        expect(viaApollo.headers['x-cache']).toBe('miss');
+        for (const [round, expected] of [[0, { cache: 'miss', sql: '1' }], [1, { cache: 'miss', sql: '1' }], [2, { cache: 'hit', sql: '0' }]] as const) {
+          const before = fast.answered;
+          const answer = await post(client, QUERY, { id: '5' });
+          expect(fast.answered).toBe(before + 1);
+          expect(answer.body).toBe(viaApollo.body);
+          expect(stable({ ...answer.headers, 'x-sql-statements': '1' })).toEqual(stable({ ...viaApollo.headers, 'x-cache': expected.cache }));
+          expect([round, answer.headers['x-sql-statements']]).toEqual([round, expected.sql]);
+          await new Promise((r) => setTimeout(r, 50)); // the store of the second sighting lands
+        }
+        await withClient(env(), async (apolloGet) => {
+          const getApollo = await get(apolloGet, byText('6'), { accept: GRAPHQL_ACCEPT }); // the text's first request there: Apollo's
+          expect(apolloGet.server.fastPath!.answered).toBe(0);
+          expect(getApollo.headers.etag).toBeDefined();
+          for (const expected of ['miss', 'miss', 'hit']) {
+            const before = fast.answered;
+            const early = await get(client, byHash('6'), { accept: GRAPHQL_ACCEPT });
+            expect(fast.answered).toBe(before + 1);
+            expect(early.body).toBe(getApollo.body);
+            expect(stable({ ...early.headers, 'x-sql-statements': getApollo.headers['x-sql-statements'] })).toEqual(stable({ ...getApollo.headers, 'x-cache': expected }));
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        });
+      });
     });
   });
 });
