@@ -53,6 +53,10 @@ async function withClient(env: Record<string, string>, run: (client: TestClient)
   const client = await createTestClient(catalogue.db.url, { env: { GRAPHQL_JIT: 'on', ...env }, apiKey });
   try {
     await cacheConnected(client.server);
+    // Redis's invalidation counter started now: a first miss otherwise asks
+    // for it before storing, and the test's next request can reach Redis
+    // before the store does (as in test/cache/graphql-cache.test.ts).
+    await (client.server.cache as unknown as { store?: { checkGeneration?(): Promise<number> } } | undefined)?.store?.checkGeneration?.();
     // Rate limits in Redis count once its connection is up (until then requests pass uncounted).
     for (let i = 0; env.RATE_LIMIT === 'on' && i < 100; i++) {
       const probe = await client.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: { query: '{ __typename }' } });
