@@ -14,12 +14,9 @@ BEGIN
       SELECT browse_cell_change(category, price, on_sale, sizes, 1) AS c FROM new_rows
       UNION ALL
       SELECT browse_cell_change(category, price, on_sale, sizes, -1) FROM old_rows) changes));
-    PERFORM move_search_word_facets((SELECT jsonb_agg(c) FROM (
-      SELECT search_word_change(n.document, n.category, n.price, n.sizes, 1) AS c FROM new_rows n JOIN old_rows o USING (product_id)
-      WHERE (n.document, n.category, n.price, n.sizes) IS DISTINCT FROM (o.document, o.category, o.price, o.sizes)
-      UNION ALL
-      SELECT search_word_change(o.document, o.category, o.price, o.sizes, -1) FROM new_rows n JOIN old_rows o USING (product_id)
-      WHERE (n.document, n.category, n.price, n.sizes) IS DISTINCT FROM (o.document, o.category, o.price, o.sizes)) changes));
+    PERFORM move_search_word_facets((SELECT jsonb_agg(c.change) FROM new_rows n JOIN old_rows o USING (product_id),
+      LATERAL (VALUES (search_word_change(n.document, n.category, n.price, n.sizes, 1)), (search_word_change(o.document, o.category, o.price, o.sizes, -1))) AS c(change)
+      WHERE (n.document, n.category, n.price, n.sizes) IS DISTINCT FROM (o.document, o.category, o.price, o.sizes)));
     PERFORM add_search_lexemes(ARRAY(SELECT n.document FROM new_rows n JOIN old_rows o USING (product_id) WHERE n.document <> o.document));
   ELSE
     PERFORM move_browse_facet_cells((SELECT jsonb_agg(browse_cell_change(category, price, on_sale, sizes, -1)) FROM old_rows));
