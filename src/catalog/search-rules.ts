@@ -168,7 +168,10 @@ export const SEARCH_BUCKETS = 2;
  */
 export const COUNT_EXACT_UP_TO = 10_000;
 
-// Searches for one common word alone are counted from the counts the read
-// model keeps for such words (search_word_facets: exact however many
-// match); which words are kept is decided by
+// Searches for one or two common words alone are counted from the counts
+// the read model keeps for common lexemes (search_word_facets): those of a
+// lexeme every holder of which matches, one word's own or two words' pair
+// as a name holds it ('bright futur'), plus the other matches while the
+// total stays within COUNT_EXACT_UP_TO (src/catalog/search-statements.ts,
+// keptFacets). Which lexemes are kept is decided by
 // prisma/functions/rebuild_search_word_facets.sql, at every load.

@@ -58,8 +58,13 @@ export interface Resolved {
   corrected: boolean;
   /** A word is searched as more than its stem: completed or corrected (the exactness rule's last class can hold rows). */
   beyondTyped: boolean;
-  /** What is searched is one word, as exact lexemes (as typed, completed, corrected: not a prefix): the lexemes, whose counts may be kept whole. */
-  wordLexemes: string[] | null;
+  /**
+   * Lexemes each of whose holders matches the search, whose counts may be
+   * kept whole: for one word as exact lexemes (as typed, completed,
+   * corrected: not a prefix), those lexemes; for two such words (`pair`),
+   * their pairs as a name holds them, either way round. Null: neither.
+   */
+  implying: { lexemes: string[]; pair: boolean } | null;
 }
 
 /** A lexeme as tsquery text (quotes and backslashes escaped). */
@@ -170,6 +175,16 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
 const termOf = (stem: string, lexemes: readonly string[] | null) =>
   lexemes === null ? `${lexemeTerm(stem)}:*` : lexemes.length === 1 ? lexemeTerm(lexemes[0]!) : `( ${lexemes.map(lexemeTerm).join(' | ')} )`;
 
+/** Resolved.implying of the kept words. */
+function implyingLexemes(kept: readonly ResolvedWord[]): Resolved['implying'] {
+  const exact = kept.map((w) => (w.lexemes !== null && w.lexemes.length > 0 ? w.lexemes : null));
+  if (exact.some((lexemes) => lexemes === null)) return null;
+  const [first, second] = exact as string[][];
+  if (kept.length === 1) return { lexemes: first!, pair: false };
+  if (kept.length === 2) return { lexemes: first!.flatMap((a) => second!.flatMap((b) => [`${a} ${b}`, `${b} ${a}`])), pair: true };
+  return null;
+}
+
 /** What resolveStatement's row stands for (null: only stop words). */
 export function resolvedOf(row: { searched: string | null; words: ResolvedWord[] | null } | undefined): Resolved | null {
   if (!row?.searched || !row.words) return null;
@@ -194,7 +209,7 @@ export function resolvedOf(row: { searched: string | null; words: ResolvedWord[]
     nameKey: words.every((w) => w.typed) ? words.map((w) => w.stem).join(' ') : null,
     corrected: kept.some((w) => w.lexemes !== null && w.lexemes.length !== w.plain!.length),
     beyondTyped: kept.some((w) => !w.typed || w.lexemes === null || w.lexemes.length !== 1),
-    wordLexemes: kept.length === 1 && kept[0]!.lexemes !== null && kept[0]!.lexemes.length > 0 ? kept[0]!.lexemes : null,
+    implying: implyingLexemes(kept),
   };
 }
 
@@ -334,32 +349,55 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
 }
 
 /**
- * The counts of a search for one word (`lexemes`, ORed) with no other
- * filter, from the counts the read model keeps for common words
- * (search_word_facets): those of its commonest kept lexeme, plus the
- * matches of its other lexemes that lack it, read up to COUNT_EXACT_UP_TO
- * + 1 (few: a word's completions and correction are rarer than it). Exact
- * unless those are more. With no lexeme kept, the rows of `otherwise` (the
- * counts from every match). One statement either way: each branch runs
- * only if the kept lexeme is there or not (one-time filters on uncorrelated
- * EXISTS).
+ * The counts of a search for one or two words with no other filter
+ * (Resolved.implying), from the counts the read model keeps for common
+ * lexemes (search_word_facets): those of the commonest kept lexeme of
+ * `implying`, plus the other matches of the search (those lacking it):
+ *   - while the total stays within COUNT_EXACT_UP_TO: exact if they all
+ *     fit, else lower bounds adding up to COUNT_EXACT_UP_TO;
+ *   - past it (the kept lexeme alone has more products), a word's other
+ *     lexemes' matches when none of them is kept (each is rare: cheap to
+ *     read, and the counts stay exact), up to COUNT_EXACT_UP_TO of them;
+ *     else none: the kept counts are lower bounds on their own.
+ * A word's other matches are found through its other lexemes alone (GIN
+ * walks only their posting lists, the kept lexeme is left out row by
+ * row); a pair's are "the search and not the pair", whose GIN scan walks
+ * the common words' whole lists however few they are, hence none past the
+ * cap. With no lexeme kept, the rows of `otherwise` (the counts from every
+ * match). One statement either way: each branch runs only if the kept
+ * lexeme is there or not (one-time filters on uncorrelated EXISTS).
  */
-function keptWordFacets(lexemes: readonly string[], params: Parameters, bands: string, cap: string, otherwise: string): string {
-  const words = params.add(lexemes, 'text[]');
-  const chosen = '(SELECT c.lexeme FROM chosen c)';
-  const some = (from: string) => `(SELECT * FROM ${from} LIMIT ${cap})`;
+function keptFacets(searched: Resolved, query: string, params: Parameters, bands: string, cap: string, otherwise: string): string {
+  const { lexemes, pair } = searched.implying!;
+  const implying = params.add(lexemes, 'text[]');
+  const chosenTerm = `(SELECT (${tsLexeme('c.lexeme')})::tsquery FROM chosen c)`;
+  const others = pair
+    ? `b.document @@ (${query} && !! ${chosenTerm})`
+    : `b.document @@ (SELECT string_agg(${tsLexeme('x')}, ' | ')::tsquery FROM unnest(${implying}) AS x WHERE x <> (SELECT c.lexeme FROM chosen c))
+        AND NOT b.document @@ ${chosenTerm}`;
+  const rest = !pair && lexemes.length === 1
+    ? 'SELECT NULL::text AS category, NULL::numeric AS price, NULL::text[] AS sizes WHERE false'
+    : `SELECT b.category, b.price, b.sizes FROM product_browse b WHERE ${others} LIMIT (SELECT r.reads FROM budget r)`;
+  const some = (from: string) => `(SELECT * FROM ${from} LIMIT (SELECT r.rows FROM budget r))`;
   const ifKept = 'EXISTS (SELECT 1 FROM chosen)';
+  // rows: the other matches counted; reads: read (one more, to know whether there were more).
+  const budget = pair
+    ? `SELECT greatest(${cap} - c.products, 0) AS rows, CASE WHEN c.products > ${cap} THEN 0 ELSE ${cap} - c.products + 1 END AS reads FROM chosen c`
+    : `SELECT CASE WHEN c.products <= ${cap} THEN ${cap} - c.products WHEN c.kept = 1 THEN ${cap} ELSE 0 END AS rows,
+        CASE WHEN c.products <= ${cap} THEN ${cap} - c.products + 1 WHEN c.kept = 1 THEN ${cap} + 1 ELSE 0 END AS reads FROM chosen c`;
+  const exact = !pair && lexemes.length === 1 ? '1' : 'CASE WHEN (SELECT r.reads > 0 AND (SELECT count(*) FROM rest) < r.reads FROM budget r) THEN 1 ELSE 0 END';
   return `
     chosen AS MATERIALIZED (
-      SELECT w.lexeme FROM search_word_facets w WHERE w.lexeme = ANY(${words}) AND w.facet = 'total' AND w.value = ''
+      -- kept: how many lexemes of implying are kept.
+      SELECT w.lexeme, w.products, count(*) OVER () AS kept FROM search_word_facets w
+      WHERE w.lexeme = ANY(${implying}) AND w.facet = 'total' AND w.value = ''
       ORDER BY w.products DESC, w.lexeme LIMIT 1
+    ), budget AS (
+      ${budget}
     ), kept AS MATERIALIZED (
-      SELECT w.facet, w.value, w.products FROM search_word_facets w WHERE w.lexeme = ${chosen}
+      SELECT w.facet, w.value, w.products FROM search_word_facets w WHERE w.lexeme = (SELECT c.lexeme FROM chosen c)
     ), rest AS MATERIALIZED (
-      SELECT b.category, b.price, b.sizes FROM product_browse b
-      WHERE b.document @@ (SELECT string_agg(${tsLexeme('x')}, ' | ')::tsquery FROM unnest(${words}) AS x WHERE x <> ${chosen})
-        AND NOT b.document @@ (SELECT (${tsLexeme('c.lexeme')})::tsquery FROM chosen c)
-      LIMIT ${cap} + 1
+      ${rest}
     )
     SELECT 'category' AS facet, t.value, sum(t.n)::bigint AS count FROM (
       SELECT k.value, k.products AS n FROM kept k WHERE k.facet = 'category'
@@ -378,7 +416,7 @@ function keptWordFacets(lexemes: readonly string[], params: Parameters, bands: s
     UNION ALL
     SELECT 'total', NULL, (SELECT k.products FROM kept k WHERE k.facet = 'total') + (SELECT count(*) FROM ${some('rest')} r) WHERE ${ifKept}
     UNION ALL
-    SELECT 'exact', NULL, CASE WHEN (SELECT count(*) FROM rest) <= ${cap} THEN 1 ELSE 0 END WHERE ${ifKept}
+    SELECT 'exact', NULL, ${exact} WHERE ${ifKept}
     UNION ALL
     SELECT * FROM (${otherwise}) counted WHERE NOT ${ifKept}`;
 }
@@ -421,8 +459,8 @@ export function searchFacetsStatement(filter: BrowseFilter, searched: Resolved):
     UNION ALL
     SELECT 'exact', NULL, CASE WHEN ${[...reads.values()].map(({ name }) => `(SELECT count(*) FROM ${name}) <= ${cap}`).join(' AND ')} THEN 1 ELSE 0 END`;
   const unfiltered = (Object.keys(filter) as FilterPart[]).every((part) => filter[part] === undefined);
-  if (searched.wordLexemes !== null && unfiltered) {
-    return named('browse_word_facets', `WITH ${ctes.join(',\n    ')},${keptWordFacets(searched.wordLexemes, params, bands, cap, counted)}`, params.values);
+  if (searched.implying !== null && unfiltered) {
+    return named('browse_kept_facets', `WITH ${ctes.join(',\n    ')},${keptFacets(searched, query, params, bands, cap, counted)}`, params.values);
   }
   return named('browse_search_facets', `WITH ${ctes.join(',\n    ')}\n    ${counted}`, params.values);
 }

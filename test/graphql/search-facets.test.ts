@@ -1,9 +1,10 @@
 // Search counts users can trust (src/catalog/search-statements.ts,
 // docs/browse.md "Facets"): totalCount and every facet count are exact up to
 // COUNT_EXACT_UP_TO matches; past it they are lower bounds, never above the
-// truth, and `exact` is false; a search for one common word alone is exact
-// however many match (the counts kept for it, search_word_facets, moved by
-// every write). A catalogue of 100,000 products (scale 0.1),
+// truth, and `exact` is false; a search for one or two common words alone
+// starts from the counts kept for a lexeme every holder of which matches
+// (search_word_facets, moved by every write): exact however many match
+// when nothing else matches. A catalogue of 100,000 products (scale 0.1),
 // so common words have more than 10,000 matches; every figure is compared
 // with a count over the catalogue's own tables (products, features, styles,
 // skus), not the browse read model the search reads.
@@ -76,6 +77,61 @@ async function words() {
 
 const asMap = (counts: readonly { value: string; count: number }[]) => new Map(counts.map((c) => [c.value, c.count]));
 
+/**
+ * Counts read from the kept counts of a lexeme (`products` of them) plus the
+ * search's other matches, as many as keep the total within
+ * COUNT_EXACT_UP_TO, or up to COUNT_EXACT_UP_TO of them past it when they
+ * are a word's rare other lexemes (`readPastCap`): exact when they all
+ * fit; else lower bounds, never above the truth.
+ */
+function expectKeptPlusRest(counted: Facets, real: Truth, products: number, readPastCap: boolean) {
+  const rest = real.total - products;
+  expect(rest).toBeGreaterThanOrEqual(0);
+  const readable = products <= COUNT_EXACT_UP_TO ? COUNT_EXACT_UP_TO - products : readPastCap ? COUNT_EXACT_UP_TO : 0;
+  expect(counted.exact).toBe((products <= COUNT_EXACT_UP_TO || readPastCap) && rest <= readable);
+  if (counted.exact) {
+    expect(asTruth(counted)).toEqual(real);
+    return;
+  }
+  expect(real.total).toBeGreaterThan(COUNT_EXACT_UP_TO);
+  expect(counted.total).toBe(products + readable);
+  for (const { value, count } of counted.categories) expect(count, value).toBeLessThanOrEqual(real.categories.get(value) ?? 0);
+  for (const { value, count } of counted.sizes) expect(count, value).toBeLessThanOrEqual(real.sizes.get(value) ?? 0);
+  counted.priceBands.forEach((band, i) => expect(band.count, band.min).toBeLessThanOrEqual(real.bands[i]!));
+}
+
+/** The lexemes of each ANDed term of a searched tsquery ("'tank' & ( 'top' | 'topcoat' )": [[tank], [top, topcoat]]). */
+const termLexemes = (query: string) => query.split(' & ').map((term) => [...term.matchAll(/'([^']+)'/g)].map((m) => m[1]!));
+
+/** Products of the commonest kept lexeme among `lexemes` (0: none kept), and how many of them are kept. */
+async function commonestKept(lexemes: string[]): Promise<{ products: number; kept: number }> {
+  const [row] = await catalogue.direct.rows<{ products: number | null; kept: number }>(
+    `SELECT max(products) AS products, count(*)::int AS kept FROM search_word_facets WHERE facet = 'total' AND value = '' AND lexeme = ANY($1)`, [lexemes]);
+  return { products: row?.products ?? 0, kept: row?.kept ?? 0 };
+}
+
+/**
+ * A word more than twice COUNT_EXACT_UP_TO products hold whose search is
+ * counted exactly from its kept counts: none of the other lexemes it is
+ * searched as (completions, corrections) is kept.
+ */
+async function keptAlone(): Promise<{ word: string; ndoc: number }> {
+  for (const word of (await words()).filter((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)) {
+    const [lexemes] = termLexemes(await searched(word.word));
+    if ((await commonestKept(lexemes!)).kept === 1) return word;
+  }
+  throw new Error('no common word is searched as itself and rare words only');
+}
+
+/** Kept lexemes that begin a few other lexemes of the dictionary, commonest first. */
+async function keptPrefixes() {
+  return catalogue.direct.rows<{ lexeme: string; products: number }>(`
+    SELECT k.lexeme, k.products FROM search_word_facets k
+    WHERE k.facet = 'total' AND k.lexeme ~ '^[a-z]{4,}$'
+      AND (SELECT count(*) FROM search_lexemes l WHERE starts_with(l.lexeme, k.lexeme) AND strpos(l.lexeme, ' ') = 0 AND l.lexeme <> k.lexeme) BETWEEN 1 AND 5
+    ORDER BY k.products DESC, k.lexeme`);
+}
+
 describe('search counts', () => {
   it('are exact up to COUNT_EXACT_UP_TO matches: total, categories, sizes, price bands', async () => {
     const word = (await words()).find((w) => w.ndoc > 2_000 && w.ndoc < COUNT_EXACT_UP_TO / 2)!;
@@ -94,7 +150,7 @@ describe('search counts', () => {
   });
 
   it('of one common word alone are exact however many match, from the counts kept for it', async () => {
-    const word = (await words()).find((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)!;
+    const word = await keptAlone();
     expect(word, 'a word with more than 10,000 matches').toBeDefined();
     expect(await kept(word.word)).toBe(true);
     const real = await truth(await searched(word.word));
@@ -104,19 +160,38 @@ describe('search counts', () => {
     expect(asTruth(counted)).toEqual(real);
   });
 
-  it('of a common word that completes to other words too: its kept counts plus the others\' matches without it, exactly', async () => {
-    // A kept lexeme that begins a few other lexemes (the last word is also searched as those, PREFIX_EXPANSION).
-    const [word] = await catalogue.direct.rows<{ word: string }>(`
-      SELECT k.lexeme AS word FROM search_word_facets k
-      WHERE k.facet = 'total' AND k.lexeme ~ '^[a-z]{4,}$'
-        AND (SELECT count(*) FROM search_lexemes l WHERE starts_with(l.lexeme, k.lexeme) AND strpos(l.lexeme, ' ') = 0 AND l.lexeme <> k.lexeme) BETWEEN 1 AND 5
-      ORDER BY k.products DESC, k.lexeme LIMIT 1`);
-    expect(word, 'a kept word that other words begin with').toBeDefined();
-    const query = await searched(word!.word);
-    expect(query).toContain('|');
-    const counted = await facets(word!.word);
-    expect(counted.exact).toBe(true);
-    expect(asTruth(counted)).toEqual(await truth(query));
+  it('of a common word that completes to other words too: its kept counts plus the others\' matches without it', async () => {
+    // Kept lexemes that begin a few other lexemes (the last word is also searched as those, PREFIX_EXPANSION):
+    // the commonest (past COUNT_EXACT_UP_TO products) and one with fewer.
+    const candidates = await keptPrefixes();
+    const common = candidates[0]!;
+    const fewer = candidates.find((c) => c.products <= COUNT_EXACT_UP_TO)!;
+    expect(common.products).toBeGreaterThan(COUNT_EXACT_UP_TO);
+    expect(fewer, 'a kept word with at most 10,000 products that other words begin with').toBeDefined();
+    for (const word of [common, fewer]) {
+      const query = await searched(word.lexeme);
+      expect(query).toContain('|');
+      const [lexemes] = termLexemes(query);
+      const { products, kept: keptLexemes } = await commonestKept(lexemes!);
+      expectKeptPlusRest(await facets(word.lexeme), await truth(query), products, keptLexemes === 1);
+    }
+  });
+
+  it('of two common words that names hold side by side: the kept counts of the pair plus the other matches', async () => {
+    // Pairs of a name's adjacent words are lexemes of the documents too ('bright futur'); their counts are kept when common.
+    const pairs = await catalogue.direct.rows<{ lexeme: string; products: number }>(`
+      SELECT lexeme, products FROM search_word_facets WHERE facet = 'total' AND lexeme ~ '^[a-z]{4,} [a-z]{4,}$' ORDER BY products DESC, lexeme`);
+    expect(pairs.length).toBeGreaterThan(1);
+    for (const pair of [pairs[0]!, pairs[pairs.length - 1]!]) {
+      const query = await searched(pair.lexeme);
+      const [first, second] = termLexemes(query);
+      expect(second, query).toBeDefined();
+      // Any lexeme of the first word beside any of the second (completions, corrections), either way round: the commonest kept answers.
+      const implying = first!.flatMap((a) => second!.flatMap((b) => [`${a} ${b}`, `${b} ${a}`]));
+      const { products } = await commonestKept(implying);
+      expect(products).toBeGreaterThanOrEqual(pair.products);
+      expectKeptPlusRest(await facets(pair.lexeme), await truth(query), products, false);
+    }
   });
 
   it('of a rare word are counted from its matches, exactly', async () => {
@@ -128,7 +203,7 @@ describe('search counts', () => {
   });
 
   it('kept for a word follow every write: a product created, changed in category, price and words, and deleted', async () => {
-    const word = (await words()).find((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)!;
+    const word = await keptAlone();
     const check = async () => expect(asTruth(await facets(word.word))).toEqual(await truth(await searched(word.word)));
     const created = await client.post<{ createProduct: { id: string } }>('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
       input: { name: `Quillet ${word.word}`, slogan: 'counted', description: 'a product for the kept counts', category: 'Zephyr Goods', defaultPrice: '12.34' },
@@ -153,7 +228,7 @@ describe('search counts', () => {
   });
 
   it('kept for a word stay exact under 30 concurrent writers moving products that hold it between categories and prices', async () => {
-    const word = (await words()).find((w) => w.ndoc > COUNT_EXACT_UP_TO * 2)!;
+    const word = await keptAlone();
     const ids = (await catalogue.direct.rows<{ id: number }>(
       `SELECT product_id AS id FROM product_browse WHERE document @@ to_tsquery('english', $1) ORDER BY product_id LIMIT 10`, [word.word])).map((r) => r.id);
     expect(ids).toHaveLength(10);

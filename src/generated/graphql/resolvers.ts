@@ -253,9 +253,11 @@ export type ProductFacets = {
   categories: Array<FacetCount>;
   /**
    * True when every count is exact: always for a filter, and for a search when
-   * each count is over at most 10,000 matches. Otherwise a count over more
-   * counts the first 10,000 matches found: it is a lower bound, never above the
-   * truth ("at least").
+   * each count is over at most 10,000 matches (and for some searches of one or
+   * two common words past that). Otherwise the search has more than 10,000
+   * matches and every count is a lower bound, never above the truth ("at
+   * least"): over the first 10,000 matches found, or over the products holding
+   * the search's commonest word or pair of words.
    */
   exact: Scalars['Boolean']['output'];
   /** Per default price band, cheapest first (every band, zeros included). */
@@ -398,8 +400,8 @@ export type SearchConnection = {
   searched?: Maybe<Scalars['String']['output']>;
   /**
    * How many products match (with the facets, one more statement when
-   * selected): exact up to 10,000; past that, at least 10,000 (facets.exact is
-   * false).
+   * selected): exact up to 10,000; past that, exact or a lower bound of at
+   * least 10,000 (then facets.exact is false).
    */
   totalCount: Scalars['Int']['output'];
 };
