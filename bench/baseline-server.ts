@@ -27,7 +27,7 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { Style } from '../src/catalog/types.ts';
-import { productStyles } from '../src/rest/shapes.ts';
+import { productStylesJson } from '../src/rest/shapes.ts';
 import type { BaselineSource } from './lib/server-process.ts';
 
 /** A product's styles with photos and skus, or no row for an unknown product. */
@@ -68,7 +68,7 @@ function stylesBody(pool: pg.Pool, source: BaselineSource, id: number): Promise<
     return pool.query<{ body: string }>({ name: 'styles', text: STYLES_FROM_TABLES, values: [id] }).then(({ rows }) => rows[0]?.body);
   }
   return pool.query<{ styles: Style[] }>({ name: 'styles', text: STYLES_DOCUMENT, values: [id] })
-    .then(({ rows }) => (rows[0] ? JSON.stringify(productStyles(id, rows[0].styles, LEGACY)) : undefined));
+    .then(({ rows }) => (rows[0] ? productStylesJson(id, rows[0].styles, LEGACY) : undefined));
 }
 
 function serve(databaseUrl: string, port: number, poolSize: number, source: BaselineSource): void {

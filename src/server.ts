@@ -263,12 +263,15 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
 
   app.decorateRequest('sqlStatements', null as unknown as { count: number });
   app.decorateRequest('caller', null as unknown as GraphQLContext['caller']);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks: every request passes them, without a promise each.
+  app.addHook('onRequest', (request, reply, done) => {
     request.sqlStatements = { count: 0 };
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-sql-statements', String(request.sqlStatements.count));
+    done(null, payload);
   });
   app.addHook('onClose', async () => database.close());
   closeConnectionsWhenDraining(app);

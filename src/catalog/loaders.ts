@@ -24,6 +24,8 @@ export interface CatalogLoaders {
   product: DataLoader<number, Product | null>;
   /** Products with their styles, photos and skus embedded, fetched in one statement. */
   productWithStyles: DataLoader<number, Product | null>;
+  /** A product's styles (photos and skus embedded) in one statement, without the product's own fields; null for an unknown product. */
+  productStyles: DataLoader<number, Style[] | null>;
   /** A product with its features in one statement (one snapshot: the REST detail and its ETag). */
   productWithFeatures: DataLoader<number, ProductWithFeatures | null>;
   /** A product with its features, styles (photos and skus embedded) and related ids: a product page in one statement. */
@@ -57,68 +59,137 @@ export type LoaderName = Exclude<keyof CatalogLoaders, 'primeProducts' | 'touche
 export type BatchObserver = (loader: LoaderName, size: number) => void;
 
 export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObserver): CatalogLoaders {
-  const options = { maxBatchSize: MAX_BATCH_SIZE };
-  const touchedProducts = new Set<number>();
+  return new Loaders(queries, observeBatch);
+}
+
+const options = { maxBatchSize: MAX_BATCH_SIZE };
+
+/**
+ * Each loader is made when a request first asks for it: a request uses one
+ * or a few of them (a REST read one), and making all of them was most of what
+ * a small request's loaders cost.
+ */
+class Loaders implements CatalogLoaders {
+  readonly touchedProducts = new Set<number>();
+  private readonly queries: CatalogQueries;
+  private readonly observeBatch: BatchObserver | undefined;
+  private readonly made: { [K in LoaderName]?: CatalogLoaders[K] } = {};
+
+  constructor(queries: CatalogQueries, observeBatch: BatchObserver | undefined) {
+    this.queries = queries;
+    this.observeBatch = observeBatch;
+  }
+
   /** A batch function that reports its size and, when keyed by product ids, records them. */
-  const batch = <V>(name: LoaderName, keyedByProduct: boolean, run: (ids: readonly number[]) => Promise<V[]>) => (ids: readonly number[]) => {
-    observeBatch?.(name, ids.length);
-    if (keyedByProduct) for (const id of ids) touchedProducts.add(id);
-    return run(ids);
-  };
+  private batch<V>(name: LoaderName, keyedByProduct: boolean, run: (ids: readonly number[]) => Promise<V[]>) {
+    return (ids: readonly number[]) => {
+      this.observeBatch?.(name, ids.length);
+      if (keyedByProduct) for (const id of ids) this.touchedProducts.add(id);
+      return run(ids);
+    };
+  }
+
   /** A loader of products (with whatever `read` embeds) by id, null for a missing one. */
-  const products = <P extends Product>(name: LoaderName, read: (ids: readonly number[]) => Promise<P[]>) =>
-    new DataLoader<number, P | null>(batch(name, true, async (ids) => {
+  private products<P extends Product>(name: LoaderName, read: (ids: readonly number[]) => Promise<P[]>) {
+    return new DataLoader<number, P | null>(this.batch(name, true, async (ids) => {
       const byId = new Map((await read(ids)).map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
     }), options);
-  const product = products('product', (ids) => queries.productsByIds(ids));
-  const productWithStyles = products('productWithStyles', (ids) => queries.productsWithStylesByIds(ids));
+  }
+
   /** A loader of pages of each product's list, by (product, first, after). */
-  const pages = <V>(name: LoaderName, run: (keys: readonly PageKey[]) => Promise<V[][]>) => new DataLoader<PageKey, V[], string>((keys) => {
-    observeBatch?.(name, keys.length);
-    for (const key of keys) touchedProducts.add(key.productId);
-    return run(keys);
-  }, { ...options, cacheKeyFn: pageCacheKey });
-  return {
-    touchedProducts,
-    product,
-    productWithStyles,
-    productWithFeatures: products('productWithFeatures', (ids) => queries.productsWithFeaturesByIds(ids)),
-    productPage: products('productPage', (ids) => queries.productPagesByIds(ids)),
-    features: new DataLoader(batch('features', true, async (ids) => groupBy(await queries.featuresByProductIds(ids), (r) => r.productId, ids)), options),
-    styles: new DataLoader(batch('styles', true, async (ids) => groupBy(await queries.stylesByProductIds(ids), (r) => r.productId, ids)), options),
-    stylesWithMedia: new DataLoader(batch('stylesWithMedia', true, async (ids) => {
-      const documents = new Map((await queries.styleDocumentsByProductIds(ids)).map((row) => [row.productId, row.styles]));
+  private pages<V>(name: LoaderName, run: (keys: readonly PageKey[]) => Promise<V[][]>) {
+    return new DataLoader<PageKey, V[], string>((keys) => {
+      this.observeBatch?.(name, keys.length);
+      for (const key of keys) this.touchedProducts.add(key.productId);
+      return run(keys);
+    }, { ...options, cacheKeyFn: pageCacheKey });
+  }
+
+  get product() {
+    return this.made.product ??= this.products('product', (ids) => this.queries.productsByIds(ids));
+  }
+
+  get productWithStyles() {
+    return this.made.productWithStyles ??= this.products('productWithStyles', (ids) => this.queries.productsWithStylesByIds(ids));
+  }
+
+  get productStyles() {
+    return this.made.productStyles ??= new DataLoader(this.batch('productStyles', true, async (ids) => {
+      const documents = new Map((await this.queries.productStylesByIds(ids)).map((row) => [row.id, row.styles]));
+      return ids.map((id) => documents.get(id) ?? null);
+    }), options);
+  }
+
+  get productWithFeatures() {
+    return this.made.productWithFeatures ??= this.products('productWithFeatures', (ids) => this.queries.productsWithFeaturesByIds(ids));
+  }
+
+  get productPage() {
+    return this.made.productPage ??= this.products('productPage', (ids) => this.queries.productPagesByIds(ids));
+  }
+
+  get features() {
+    return this.made.features ??= new DataLoader(this.batch('features', true, async (ids) =>
+      groupBy(await this.queries.featuresByProductIds(ids), (r) => r.productId, ids)), options);
+  }
+
+  get styles() {
+    return this.made.styles ??= new DataLoader(this.batch('styles', true, async (ids) =>
+      groupBy(await this.queries.stylesByProductIds(ids), (r) => r.productId, ids)), options);
+  }
+
+  get stylesWithMedia() {
+    return this.made.stylesWithMedia ??= new DataLoader(this.batch('stylesWithMedia', true, async (ids) => {
+      const documents = new Map((await this.queries.styleDocumentsByProductIds(ids)).map((row) => [row.productId, row.styles]));
       return ids.map((id) => documents.get(id) ?? []);
-    }), options),
-    photos: new DataLoader(batch('photos', false, async (ids) => groupBy(await queries.photosByStyleIds(ids), (r) => r.styleId, ids)), options),
-    skus: new DataLoader(batch('skus', false, async (ids) => groupBy(await queries.skusByStyleIds(ids), (r) => r.styleId, ids)), options),
-    related: new DataLoader(batch('related', true, async (ids) => groupBy(await queries.relatedByProductIds(ids), (r) => r.currentProductId, ids)), options),
-    style: new DataLoader<number, Style | null>(async (ids) => {
-      observeBatch?.('style', ids.length);
-      const rows = await queries.stylesByIds(ids);
+    }), options);
+  }
+
+  get photos() {
+    return this.made.photos ??= new DataLoader(this.batch('photos', false, async (ids) =>
+      groupBy(await this.queries.photosByStyleIds(ids), (r) => r.styleId, ids)), options);
+  }
+
+  get skus() {
+    return this.made.skus ??= new DataLoader(this.batch('skus', false, async (ids) =>
+      groupBy(await this.queries.skusByStyleIds(ids), (r) => r.styleId, ids)), options);
+  }
+
+  get related() {
+    return this.made.related ??= new DataLoader(this.batch('related', true, async (ids) =>
+      groupBy(await this.queries.relatedByProductIds(ids), (r) => r.currentProductId, ids)), options);
+  }
+
+  get style() {
+    return this.made.style ??= new DataLoader<number, Style | null>(async (ids) => {
+      this.observeBatch?.('style', ids.length);
+      const rows = await this.queries.stylesByIds(ids);
       // A cached answer showing a style must go when its product changes.
-      for (const row of rows) touchedProducts.add(row.productId);
+      for (const row of rows) this.touchedProducts.add(row.productId);
       const byId = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
-    }, options),
-    stylePages: pages('stylePages', async (keys) => groupByPageKey(await queries.nestedPages('stylePages', keys), keys.length)),
-    relatedPages: pages('relatedPages', async (keys) => {
-      const found = groupByPageKey(await queries.nestedPages('relatedPages', keys), keys.length);
+    }, options);
+  }
+
+  get stylePages() {
+    return this.made.stylePages ??= this.pages('stylePages', async (keys) =>
+      groupByPageKey(await this.queries.nestedPages('stylePages', keys), keys.length));
+  }
+
+  get relatedPages() {
+    return this.made.relatedPages ??= this.pages('relatedPages', async (keys) => {
+      const found = groupByPageKey(await this.queries.nestedPages('relatedPages', keys), keys.length);
       // Related products are products like any other: later fields of theirs read none again.
-      for (const page of found) {
-        for (const row of page) {
-          touchedProducts.add(row.id);
-          product.prime(row.id, row);
-        }
-      }
+      for (const page of found) this.primeProducts(page);
       return found;
-    }),
-    primeProducts(products) {
-      for (const row of products) {
-        touchedProducts.add(row.id);
-        product.prime(row.id, row);
-      }
-    },
-  };
+    });
+  }
+
+  primeProducts(products: Product[]): void {
+    for (const row of products) {
+      this.touchedProducts.add(row.id);
+      this.product.prime(row.id, row);
+    }
+  }
 }

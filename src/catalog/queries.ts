@@ -41,6 +41,11 @@ export const productColumns = (table = '') =>
 const PRODUCT_COLUMNS = productColumns();
 const STYLE_COLUMNS = selectList(STYLE_FIELDS, 's.');
 
+/** Products' styles with photos and skus, from the per-product read model (no row for an unknown product). */
+const STYLES_OF_PRODUCTS = `coalesce(d.styles, '[]'::json) AS styles
+    FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
+    WHERE p.id = ANY($1::int[])`;
+
 /** A keyed statement: its text, with `$1` the int[] of keys, and the key of each row it returns. */
 const keyed = <Row>(text: string, keyOf: (row: Row) => number): KeyedStatement<Row> => ({ text, keyOf });
 const byId = (row: { id: number }) => row.id;
@@ -58,9 +63,10 @@ export const KEYED = {
     `SELECT product_id AS "productId", styles FROM product_style_documents WHERE product_id = ANY($1::int[])`, byProductId),
   // A product page in one round trip: the product, its styles, their photos and skus.
   productsWithStylesByIds: keyed<Product & Required<Pick<Product, 'styles'>>>(`
-    SELECT ${productColumns('p.')}, coalesce(d.styles, '[]'::json) AS styles
-    FROM products p LEFT JOIN product_style_documents d ON d.product_id = p.id
-    WHERE p.id = ANY($1::int[])`, byId),
+    SELECT ${productColumns('p.')}, ${STYLES_OF_PRODUCTS}`, byId),
+  // The same styles without the product's own columns (the REST styles answer
+  // shows none): a row per existing product, so an unknown id has none.
+  productStylesByIds: keyed<{ id: number; styles: Style[] }>(`SELECT p.id, ${STYLES_OF_PRODUCTS}`, byId),
   // A product with its features, read in one statement: one snapshot, so the
   // version (the REST ETag) always belongs to the features beside it. The
   // features come from the per-product read model (product_detail_documents,
@@ -190,6 +196,11 @@ export class CatalogQueries {
 
   productsWithStylesByIds(ids: readonly number[]): Promise<(Product & Required<Pick<Product, 'styles'>>)[]> {
     return this.keyed('productsWithStylesByIds', ids);
+  }
+
+  /** Each existing product's styles (photos and skus embedded), without its own columns. */
+  productStylesByIds(ids: readonly number[]): Promise<{ id: number; styles: Style[] }[]> {
+    return this.keyed('productStylesByIds', ids);
   }
 
   productsWithFeaturesByIds(ids: readonly number[]): Promise<ProductWithFeatures[]> {

@@ -24,7 +24,7 @@ const CREDENTIAL_HEADERS = ['Authorization', 'X-API-Key'];
 
 /** A strong entity tag of a body: the same bytes, the same tag. */
 export function bodyETag(body: string): string {
-  return `"${crypto.createHash('sha1').update(body).digest('base64url')}"`;
+  return `"${crypto.hash('sha1', body, 'base64url')}"`;
 }
 
 /** The strong ETag of a representation: its media type is part of it (another Accept, another tag: RFC 9110 §8.8.3). */

@@ -18,7 +18,7 @@ import type { RestRead } from './graphql-equivalents.ts';
 import { BadRequest } from './params.ts';
 import { registerOpenApi } from './openapi.ts';
 import { componentSchemas, routeSchemas } from './schemas.ts';
-import { type LegacyOptions, listItem, productDetail, productStyles } from './shapes.ts';
+import { type LegacyOptions, listItem, productDetail, productStylesJson } from './shapes.ts';
 import { restValidatorCompiler } from './validation.ts';
 import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../catalog/source.ts';
 
@@ -108,6 +108,9 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
   const schemas = routeSchemas(contract);
   const shared = Object.values(componentSchemas(contract));
 
+  /** A read's answer: its body (or that body already as JSON text), the tags of the products it shows, and its ETag when not a hash of the body. */
+  type Produced = ({ body: unknown } | { json: string }) & { tags: string[]; etag?: string };
+
   /**
    * A read route's answer, from the response cache when it is on. `produce`
    * returns the body and the tags of the products it shows; an unknown
@@ -115,11 +118,12 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
    * strong ETag (the product's version for the detail, else a hash of the
    * body, stored with it): If-None-Match naming it is a 304.
    */
-  async function cachedRead(request: FastifyRequest, reply: FastifyReply, read: RestRead, produce: () => Promise<{ body: unknown; tags: string[]; etag?: string }>) {
+  async function cachedRead(request: FastifyRequest, reply: FastifyReply, read: RestRead, produce: () => Promise<Produced>) {
     const run = async () => {
       try {
-        const { body, tags, etag } = await produce();
-        const text = JSON.stringify(body);
+        const produced = await produce();
+        const { tags, etag } = produced;
+        const text = 'json' in produced ? produced.json : JSON.stringify(produced.body);
         return { status: 200, body: text, tags, etag: etag ?? bodyETag(text) };
       } catch (error) {
         if (error instanceof ProductNotFound) return { status: 404, body: JSON.stringify({ error: error.message }), tags: [productTag(error.id)] };
@@ -224,9 +228,9 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     // shape, and a body it cannot parse meets the error handler above.
     scope.setNotFoundHandler((request, reply) => reply.code(404).header('cache-control', 'no-store').send({ error: `no route ${request.method} ${JSON.stringify(request.url.split('?')[0])}` }));
     // Only a read's answer may be kept (cachedRead says how); a write's never.
-    scope.addHook('onSend', async (request, reply, payload) => {
+    scope.addHook('onSend', (request, reply, payload, done) => {
       if (request.method !== 'GET' && request.method !== 'HEAD' && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-      return payload;
+      done(null, payload);
     });
 
     // Parameters arrive validated, as numbers (./validation.ts), defaults filled in.
@@ -249,9 +253,9 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     scope.get('/products/:product_id/styles', { schema: schemas.getProductStyles }, (request, reply) => counted(request, async () => {
       const id = productId(request);
       return cachedRead(request, reply, 'styles', async () => {
-        const product = await createLoaders().productWithStyles.load(id);
-        if (!product) throw notFound(id);
-        return { body: productStyles(id, product.styles ?? [], legacy), tags: [productTag(id)] };
+        const styles = await createLoaders().productStyles.load(id);
+        if (!styles) throw notFound(id);
+        return { json: productStylesJson(id, styles, legacy), tags: [productTag(id)] };
       });
     }));
 

@@ -31,6 +31,8 @@ export function productDetail(product: Product, features: Feature[], options: Le
 
 const PLACEHOLDER_PHOTOS = [{ thumbnail_url: null, url: null }];
 const PLACEHOLDER_SKUS = { null: { quantity: null, size: null } };
+const PLACEHOLDER_PHOTOS_JSON = JSON.stringify(PLACEHOLDER_PHOTOS);
+const PLACEHOLDER_SKUS_JSON = JSON.stringify(PLACEHOLDER_SKUS);
 
 export function productStyles(productId: number, styles: Style[], options: LegacyOptions) {
   return {
@@ -52,4 +54,45 @@ export function productStyles(productId: number, styles: Style[], options: Legac
       };
     }),
   };
+}
+
+const text = JSON.stringify;
+
+/** Whether skus are in strictly ascending order of non-negative ids: the order their keys (array indices) take in productStyles' object. */
+function ascendingIds(skus: readonly { id: number }[]): boolean {
+  if (skus.length > 0 && !(Number.isInteger(skus[0]!.id) && skus[0]!.id >= 0)) return false;
+  for (let i = 1; i < skus.length; i++) if (!(Number.isInteger(skus[i]!.id) && skus[i]!.id > skus[i - 1]!.id)) return false;
+  return true;
+}
+
+/**
+ * JSON.stringify(productStyles(...)), written out directly: the same bytes
+ * without building the reshaped objects first (the styles route's answer;
+ * test/rest/shapes.test.ts holds the two equal). Skus out of id order (never
+ * in the read model, which keeps them sorted) take productStyles itself,
+ * whose object keys order them.
+ */
+export function productStylesJson(productId: number, styles: Style[], options: LegacyOptions): string {
+  const empty = options.emptyPlaceholders;
+  let out = `{"product_id":${text(String(productId))},"results":[`;
+  for (let i = 0; i < styles.length; i++) {
+    const style = styles[i]!;
+    const skus = style.skus ?? [];
+    if (!ascendingIds(skus)) return JSON.stringify(productStyles(productId, styles, options));
+    out += `${i === 0 ? '' : ','}{"style_id":${text(style.id)},"name":${text(style.name)},"original_price":${text(style.originalPrice)},"sale_price":${text(style.salePrice)},"default?":${text(style.isDefault)},"photos":`;
+    const photos = style.photos ?? [];
+    if (photos.length === 0) out += empty ? PLACEHOLDER_PHOTOS_JSON : '[]';
+    else {
+      for (let j = 0; j < photos.length; j++) out += `${j === 0 ? '[' : ','}{"thumbnail_url":${text(photos[j]!.thumbnailUrl)},"url":${text(photos[j]!.url)}}`;
+      out += ']';
+    }
+    out += ',"skus":';
+    if (skus.length === 0) out += empty ? PLACEHOLDER_SKUS_JSON : '{}';
+    else {
+      for (let j = 0; j < skus.length; j++) out += `${j === 0 ? '{' : ','}${text(String(skus[j]!.id))}:{"quantity":${text(skus[j]!.quantity)},"size":${text(skus[j]!.size)}}`;
+      out += '}';
+    }
+    out += '}';
+  }
+  return `${out}]}`;
 }

@@ -64,9 +64,9 @@ describe('/metrics', () => {
     expect(delta('graphql_operation_duration_seconds_count', { operation: 'MetricsProduct', type: 'query' })).toBe(2);
     expect(delta('graphql_operation_errors_total', {})).toBe(0);
 
-    // REST styles: one productWithStyles batch of one key per (missed) product.
-    expect(delta('dataloader_batch_size_count', { loader: 'productWithStyles' })).toBe(3);
-    expect(delta('dataloader_batch_size_sum', { loader: 'productWithStyles' })).toBe(3);
+    // REST styles: one productStyles batch of one key per (missed) product.
+    expect(delta('dataloader_batch_size_count', { loader: 'productStyles' })).toBe(3);
+    expect(delta('dataloader_batch_size_sum', { loader: 'productStyles' })).toBe(3);
     expect(delta('dataloader_batch_size_count', { loader: 'features' })).toBeGreaterThan(0);
 
     // The per-request histogram adds up to what the x-sql-statements headers said.
