@@ -1,7 +1,9 @@
 -- The counts kept for common words (search_word_facets, docs/browse.md
 -- "Facets") of a whole catalogue, from its browse rows: every lexeme of the
 -- search documents held by at least from_documents rows, with its rows counted
--- per category, per size in stock, per price and in total. One pass over
+-- per category, per size in stock, per price and in total. A name's word
+-- pairs, lexemes of the documents too, are left out: their rows count the
+-- products holding both words (rebuild_search_pair_facets). One pass over
 -- the documents' lexemes, grouped two ways: by category and price (the
 -- total, category and price counts are summed from those), and by set of
 -- sizes, numbered first (a few thousand sets: an integer hashes faster than
@@ -24,7 +26,8 @@ LANGUAGE sql AS $$
     FROM product_browse b JOIN sets s ON s.sizes = b.sizes, unnest(tsvector_to_array(b.document)) AS w(lexeme)
     GROUP BY GROUPING SETS ((w.lexeme, b.category, b.price), (w.lexeme, s.id))
   ), kept AS MATERIALIZED (
-    SELECT g.lexeme, sum(g.products) AS products FROM grouped g WHERE g.by = 1 GROUP BY g.lexeme HAVING sum(g.products) >= from_documents
+    SELECT g.lexeme, sum(g.products) AS products FROM grouped g WHERE g.by = 1 AND strpos(g.lexeme, ' ') = 0
+    GROUP BY g.lexeme HAVING sum(g.products) >= from_documents
   )
   SELECT k.lexeme, 'total', '', k.products::int FROM kept k
   UNION ALL

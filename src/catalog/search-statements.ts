@@ -62,9 +62,12 @@ export interface Resolved {
    * Lexemes each of whose holders matches the search, whose counts may be
    * kept whole: for one word as exact lexemes (as typed, completed,
    * corrected: not a prefix), those lexemes; for two such words (`pair`),
-   * their pairs as a name holds them, either way round. Null: neither.
+   * their pairs, either way round ('dress pant': the counts kept for a pair
+   * are of the products holding both words). `alone`: the search is just
+   * its one implying lexeme (one word, or two words, as one lexeme each).
+   * Null: none.
    */
-  implying: { lexemes: string[]; pair: boolean } | null;
+  implying: { lexemes: string[]; pair: boolean; alone: boolean } | null;
 }
 
 /** A lexeme as tsquery text (quotes and backslashes escaped). */
@@ -180,8 +183,10 @@ function implyingLexemes(kept: readonly ResolvedWord[]): Resolved['implying'] {
   const exact = kept.map((w) => (w.lexemes !== null && w.lexemes.length > 0 ? w.lexemes : null));
   if (exact.some((lexemes) => lexemes === null)) return null;
   const [first, second] = exact as string[][];
-  if (kept.length === 1) return { lexemes: first!, pair: false };
-  if (kept.length === 2) return { lexemes: first!.flatMap((a) => second!.flatMap((b) => [`${a} ${b}`, `${b} ${a}`])), pair: true };
+  if (kept.length === 1) return { lexemes: first!, pair: false, alone: first!.length === 1 };
+  if (kept.length === 2) {
+    return { lexemes: first!.flatMap((a) => second!.flatMap((b) => [`${a} ${b}`, `${b} ${a}`])), pair: true, alone: first!.length === 1 && second!.length === 1 };
+  }
   return null;
 }
 
@@ -351,8 +356,9 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
 /**
  * The counts of a search for one or two words with no other filter
  * (Resolved.implying), from the counts the read model keeps for common
- * lexemes (search_word_facets): those of the commonest kept lexeme of
- * `implying`, plus the other matches of the search (those lacking it):
+ * lexemes and pairs of words (search_word_facets): those of the commonest
+ * kept one of `implying` (exact on their own when the search is just that),
+ * plus the other matches of the search (those lacking it):
  *   - while the total stays within COUNT_EXACT_UP_TO: exact if they all
  *     fit, else lower bounds adding up to COUNT_EXACT_UP_TO;
  *   - past it (the kept lexeme alone has more products), a word's other
@@ -361,21 +367,22 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
  *     else none: the kept counts are lower bounds on their own.
  * A word's other matches are found through its other lexemes alone (GIN
  * walks only their posting lists, the kept lexeme is left out row by
- * row); a pair's are "the search and not the pair", whose GIN scan walks
- * the common words' whole lists however few they are, hence none past the
- * cap. With no lexeme kept, the rows of `otherwise` (the counts from every
+ * row); a pair's (a word completed or corrected) are "the search and not
+ * both words of the pair", whose GIN scan walks the common words' whole
+ * lists however few they are, hence none past the cap. With no lexeme kept, the rows of `otherwise` (the counts from every
  * match). One statement either way: each branch runs only if the kept
  * lexeme is there or not (one-time filters on uncorrelated EXISTS).
  */
 function keptFacets(searched: Resolved, query: string, params: Parameters, bands: string, cap: string, otherwise: string): string {
-  const { lexemes, pair } = searched.implying!;
+  const { lexemes, pair, alone } = searched.implying!;
   const implying = params.add(lexemes, 'text[]');
-  const chosenTerm = `(SELECT (${tsLexeme('c.lexeme')})::tsquery FROM chosen c)`;
+  // The chosen lexeme as a tsquery: a pair 'dress pant' as both its words.
+  const chosenTerm = `(SELECT (SELECT string_agg(${tsLexeme('w')}, ' & ') FROM unnest(string_to_array(c.lexeme, ' ')) AS w)::tsquery FROM chosen c)`;
   const others = pair
     ? `b.document @@ (${query} && !! ${chosenTerm})`
     : `b.document @@ (SELECT string_agg(${tsLexeme('x')}, ' | ')::tsquery FROM unnest(${implying}) AS x WHERE x <> (SELECT c.lexeme FROM chosen c))
         AND NOT b.document @@ ${chosenTerm}`;
-  const rest = !pair && lexemes.length === 1
+  const rest = alone
     ? 'SELECT NULL::text AS category, NULL::numeric AS price, NULL::text[] AS sizes WHERE false'
     : `SELECT b.category, b.price, b.sizes FROM product_browse b WHERE ${others} LIMIT (SELECT r.reads FROM budget r)`;
   const some = (from: string) => `(SELECT * FROM ${from} LIMIT (SELECT r.rows FROM budget r))`;
@@ -385,7 +392,7 @@ function keptFacets(searched: Resolved, query: string, params: Parameters, bands
     ? `SELECT greatest(${cap} - c.products, 0) AS rows, CASE WHEN c.products > ${cap} THEN 0 ELSE ${cap} - c.products + 1 END AS reads FROM chosen c`
     : `SELECT CASE WHEN c.products <= ${cap} THEN ${cap} - c.products WHEN c.kept = 1 THEN ${cap} ELSE 0 END AS rows,
         CASE WHEN c.products <= ${cap} THEN ${cap} - c.products + 1 WHEN c.kept = 1 THEN ${cap} + 1 ELSE 0 END AS reads FROM chosen c`;
-  const exact = !pair && lexemes.length === 1 ? '1' : 'CASE WHEN (SELECT r.reads > 0 AND (SELECT count(*) FROM rest) < r.reads FROM budget r) THEN 1 ELSE 0 END';
+  const exact = alone ? '1' : 'CASE WHEN (SELECT r.reads > 0 AND (SELECT count(*) FROM rest) < r.reads FROM budget r) THEN 1 ELSE 0 END';
   return `
     chosen AS MATERIALIZED (
       -- kept: how many lexemes of implying are kept.

@@ -123,6 +123,12 @@ async function keptAlone(): Promise<{ word: string; ndoc: number }> {
   throw new Error('no common word is searched as itself and rare words only');
 }
 
+/** The kept pairs of words, commonest first. */
+async function keptPairs() {
+  return catalogue.direct.rows<{ lexeme: string; products: number }>(`
+    SELECT lexeme, products FROM search_word_facets WHERE facet = 'total' AND lexeme ~ '^[a-z]{4,} [a-z]{4,}$' ORDER BY products DESC, lexeme`);
+}
+
 /** Kept lexemes that begin a few other lexemes of the dictionary, commonest first. */
 async function keptPrefixes() {
   return catalogue.direct.rows<{ lexeme: string; products: number }>(`
@@ -177,21 +183,71 @@ describe('search counts', () => {
     }
   });
 
-  it('of two common words that names hold side by side: the kept counts of the pair plus the other matches', async () => {
-    // Pairs of a name's adjacent words are lexemes of the documents too ('bright futur'); their counts are kept when common.
-    const pairs = await catalogue.direct.rows<{ lexeme: string; products: number }>(`
-      SELECT lexeme, products FROM search_word_facets WHERE facet = 'total' AND lexeme ~ '^[a-z]{4,} [a-z]{4,}$' ORDER BY products DESC, lexeme`);
+  it('of two common words that names hold side by side: the kept counts of the pair (products holding both words), plus the other matches', async () => {
+    // Pairs of words that names hold side by side in many products ('bright futur'); their rows count the products holding both words anywhere.
+    const pairs = await keptPairs();
     expect(pairs.length).toBeGreaterThan(1);
-    for (const pair of [pairs[0]!, pairs[pairs.length - 1]!]) {
+    let alone = 0;
+    for (const pair of pairs) {
       const query = await searched(pair.lexeme);
       const [first, second] = termLexemes(query);
       expect(second, query).toBeDefined();
-      // Any lexeme of the first word beside any of the second (completions, corrections), either way round: the commonest kept answers.
-      const implying = first!.flatMap((a) => second!.flatMap((b) => [`${a} ${b}`, `${b} ${a}`]));
-      const { products } = await commonestKept(implying);
-      expect(products).toBeGreaterThanOrEqual(pair.products);
-      expectKeptPlusRest(await facets(pair.lexeme), await truth(query), products, false);
+      const real = await truth(query);
+      const counted = await facets(pair.lexeme);
+      if (query.includes(':*')) {
+        // A word searched as a prefix (more completions than PREFIX_EXPANSION): counted from the matches.
+        expect(counted.exact).toBe(real.total <= COUNT_EXACT_UP_TO);
+        if (counted.exact) expect(asTruth(counted)).toEqual(real);
+      } else if (first!.length === 1 && second!.length === 1) {
+        // The search is just the two words: the kept counts are its counts, however many match.
+        alone++;
+        expect(pair.products, `${pair.lexeme}: ${query}`).toBe(real.total);
+        expect(counted.exact).toBe(true);
+        expect(asTruth(counted)).toEqual(real);
+      } else {
+        // Any lexeme of the first word beside any of the second (completions, corrections), either way round: the commonest kept answers.
+        const implying = first!.flatMap((a) => second!.flatMap((b) => [`${a} ${b}`, `${b} ${a}`]));
+        const { products } = await commonestKept(implying);
+        expect(products).toBeGreaterThanOrEqual(pair.products);
+        expectKeptPlusRest(counted, real, products, false);
+      }
     }
+    expect(alone, 'pairs searched as just their two words').toBeGreaterThan(0);
+  });
+
+  it('kept for a pair of words follow writes that add or remove either word, wherever it is', async () => {
+    let pair: { lexeme: string } | undefined;
+    for (const candidate of await keptPairs()) {
+      if (!(await searched(candidate.lexeme)).includes('|')) { pair = candidate; break; }
+    }
+    expect(pair, 'a kept pair searched as just its two words').toBeDefined();
+    const [a, b] = pair!.lexeme.split(' ');
+    const check = async () => {
+      const counted = await facets(pair!.lexeme);
+      expect(counted.exact).toBe(true);
+      expect(asTruth(counted)).toEqual(await truth(await searched(pair!.lexeme)));
+    };
+    // The words apart: in the name and in the description.
+    const created = await client.post<{ createProduct: { id: string } }>('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
+      input: { name: `Quillet ${a}`, slogan: 'counted', description: `a product with ${b} in it`, category: 'Zephyr Goods', defaultPrice: '12.34' },
+    });
+    expect(created.body.errors).toBeUndefined();
+    const id = created.body.data!.createProduct.id;
+    try {
+      await check();
+      const update = async (input: Record<string, unknown>) => {
+        const response = await client.post('mutation ($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { id } }', { id, input });
+        expect(response.body.errors).toBeUndefined();
+        await check();
+      };
+      await update({ category: 'Yonder Goods', defaultPrice: '999.00' });
+      await update({ description: 'without the second word' }); // one word left: no longer both
+      await update({ slogan: `${b} again` }); // both again
+    } finally {
+      const deleted = await client.post('mutation ($id: ID!) { deleteProduct(id: $id) }', { id });
+      expect(deleted.body.errors).toBeUndefined();
+    }
+    await check();
   });
 
   it('of a rare word are counted from its matches, exactly', async () => {

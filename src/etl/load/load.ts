@@ -218,6 +218,14 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
     name: 'search_word_facets:rows', kind: 'word counts', after: named('product_browse:rows'),
     run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL work_mem = '256MB'; SELECT public.rebuild_search_word_facets()`),
   });
+  // The pairs' counts read the documents through their GIN index (prisma/functions/rebuild_search_pair_facets.sql),
+  // and the pairs from the dictionary the aggregates build.
+  const readModelIndexes = definitions.indexes.filter((b) => !isCatalogue(b.table));
+  const documentIndexes = readModelIndexes.flatMap((b, i) => (b.table === 'product_browse' && /USING gin \(.*\bdocument\b/.test(b.sql) ? [`product_browse:read model index ${i}`] : []));
+  tasks.push({
+    name: 'search_word_facets:rows of pairs', kind: 'word counts', after: ['search_word_facets:rows', 'browse aggregates', ...documentIndexes],
+    run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL work_mem = '256MB'; SELECT public.rebuild_search_pair_facets()`),
+  });
   // A read-model table is filled by its own row tasks, or (the cells and lexemes, which have none) by the aggregates.
   const filled = (table: string) => {
     const rows = named(`${table}:rows`);
@@ -226,7 +234,7 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   for (const b of definitions.keys.filter((k) => !isCatalogue(k.table) && !KEYED_BEFORE_ROWS.includes(k.table))) {
     tasks.push({ name: `${b.table}:key ${b.sql}`, kind: 'read model indexes', after: filled(b.table), run: build(b.sql) });
   }
-  definitions.indexes.filter((b) => !isCatalogue(b.table)).forEach((b, i) => {
+  readModelIndexes.forEach((b, i) => {
     tasks.push({ name: `${b.table}:read model index ${i}`, kind: 'read model indexes', after: [...filled(b.table), ...named(`${b.table}:key`)], run: build(b.sql) });
   });
   for (const table of READ_MODEL_TABLES) {
