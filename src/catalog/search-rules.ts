@@ -138,7 +138,7 @@ export const TYPO_COMMONER = 20;
  * other words', while a prefix entry is read whole first); past it, as a
  * prefix.
  */
-export const PREFIX_EXPANSION = 8;
+export const PREFIX_EXPANSION = 16;
 /**
  * How much posting-list work a search may ask for: the words' document
  * counts, summed from the rarest word up, at most this share of the

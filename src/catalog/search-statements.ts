@@ -247,6 +247,7 @@ function levelsOf(searched: Resolved, params: Parameters, filters: string[], fro
   const everything = prepared(searched.searched);
   const uncorrected = searched.uncorrected && prepared(searched.uncorrected);
   const typed = searched.typed && once(() => params.add(searched.typed!.map((t) => `( ${t} )`).join(' & '), 'tsquery'));
+  const typedTerms = searched.typed && once(() => searched.typed!.map((t) => params.add(t, 'tsquery')));
   const nameKey = once(() => params.add(searched.nameKey!, 'text'));
   const hasPairs = searched.searched.pairs.length > 0;
   const levels: Level[] = [];
@@ -263,7 +264,9 @@ function levelsOf(searched: Resolved, params: Parameters, filters: string[], fro
     const where: string[] = [];
     if (classes.typo === 1 && uncorrected !== null) where.push(`NOT b.document @@ ${uncorrected.all()}`);
     if (classes.attribute > 0) where.push(`NOT b.${SEARCH_TIERS[classes.attribute - 1]!.column} @@ ${matching.all()}`);
-    const index = matching.terms().map((t) => `b.${tier.column} @@ ${t}`);
+    // Every word as typed: the stems alone select the level (each word's term holds its stem), so GIN
+    // reads no completion's or correction's postings for it.
+    const index = (classes.exactness === 1 ? typedTerms!() : matching.terms()).map((t) => `b.${tier.column} @@ ${t}`);
     if (hasPairs) {
       const adjacent = matching.pairs().map((p) => `b.match_a @@ ${p}`);
       if (classes.proximity === 0) index.push(...adjacent);
@@ -272,7 +275,7 @@ function levelsOf(searched: Resolved, params: Parameters, filters: string[], fro
     const wholeName = classes.exactness === 0 ? `b.name_key = ${nameKey()}` : null;
     if (wholeName === null) {
       if (searched.nameKey !== null && classes.typo === 0 && classes.attribute === 0 && classes.proximity === 0) where.push(`b.name_key <> ${nameKey()}`);
-      if (typed !== null) where.push(classes.exactness === 1 ? `b.${tier.column} @@ ${typed()}` : `NOT b.${tier.column} @@ ${typed()}`);
+      if (typed !== null && classes.exactness === 2) where.push(`NOT b.${tier.column} @@ ${typed()}`);
     }
     levels.push({ level: levelOf(classes), classes, index, filters: [...where, ...filters], wholeName });
   }
