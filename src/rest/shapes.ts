@@ -57,6 +57,10 @@ export function productStyles(productId: number, styles: Style[], options: Legac
 }
 
 const text = JSON.stringify;
+/** Strings JSON.stringify writes as they are, between quotes: no quote, backslash, control character or surrogate. */
+const VERBATIM = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+/** JSON.stringify of a string or null, without its call for the common string that needs no escape. */
+const quoted = (value: string | null): string => (value === null ? 'null' : VERBATIM.test(value) ? `"${value}"` : text(value));
 
 /** Whether skus are in strictly ascending order of non-negative ids: the order their keys (array indices) take in productStyles' object. */
 function ascendingIds(skus: readonly { id: number }[]): boolean {
@@ -79,17 +83,17 @@ export function productStylesJson(productId: number, styles: Style[], options: L
     const style = styles[i]!;
     const skus = style.skus ?? [];
     if (!ascendingIds(skus)) return JSON.stringify(productStyles(productId, styles, options));
-    out += `${i === 0 ? '' : ','}{"style_id":${text(style.id)},"name":${text(style.name)},"original_price":${text(style.originalPrice)},"sale_price":${text(style.salePrice)},"default?":${text(style.isDefault)},"photos":`;
+    out += `${i === 0 ? '' : ','}{"style_id":${style.id},"name":${quoted(style.name)},"original_price":${quoted(style.originalPrice)},"sale_price":${quoted(style.salePrice)},"default?":${style.isDefault},"photos":`;
     const photos = style.photos ?? [];
     if (photos.length === 0) out += empty ? PLACEHOLDER_PHOTOS_JSON : '[]';
     else {
-      for (let j = 0; j < photos.length; j++) out += `${j === 0 ? '[' : ','}{"thumbnail_url":${text(photos[j]!.thumbnailUrl)},"url":${text(photos[j]!.url)}}`;
+      for (let j = 0; j < photos.length; j++) out += `${j === 0 ? '[' : ','}{"thumbnail_url":${quoted(photos[j]!.thumbnailUrl)},"url":${quoted(photos[j]!.url)}}`;
       out += ']';
     }
     out += ',"skus":';
     if (skus.length === 0) out += empty ? PLACEHOLDER_SKUS_JSON : '{}';
     else {
-      for (let j = 0; j < skus.length; j++) out += `${j === 0 ? '{' : ','}${text(String(skus[j]!.id))}:{"quantity":${text(skus[j]!.quantity)},"size":${text(skus[j]!.size)}}`;
+      for (let j = 0; j < skus.length; j++) out += `${j === 0 ? '{' : ','}"${skus[j]!.id}":{"quantity":${skus[j]!.quantity},"size":${quoted(skus[j]!.size)}}`;
       out += '}';
     }
     out += '}';
