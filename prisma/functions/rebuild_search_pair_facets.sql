@@ -12,8 +12,7 @@ LANGUAGE sql AS $$
   DELETE FROM search_word_facets WHERE strpos(lexeme, ' ') > 0;
   INSERT INTO search_word_facets (lexeme, facet, value, products)
   WITH pairs AS MATERIALIZED (
-    -- Each word quoted as one tsquery lexeme (backslashes and quotes escaped).
-    SELECT l.lexeme, (SELECT string_agg('''' || replace(replace(w, '\', '\\'), '''', '\''') || '''', ' & ') FROM unnest(string_to_array(l.lexeme, ' ')) AS w)::tsquery AS both_words
+    SELECT l.lexeme, public.kept_lexeme_query(l.lexeme) AS both_words
     FROM search_lexemes l WHERE strpos(l.lexeme, ' ') > 0 AND l.documents >= from_documents
   ), holders AS MATERIALIZED (
     SELECT p.lexeme, b.category, b.price, b.sizes FROM pairs p CROSS JOIN LATERAL (

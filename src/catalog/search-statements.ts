@@ -380,7 +380,7 @@ function keptFacets(searched: Resolved, query: string, params: Parameters, bands
   const { lexemes, pair, alone } = searched.implying!;
   const implying = params.add(lexemes, 'text[]');
   // The chosen lexeme as a tsquery: a pair 'dress pant' as both its words.
-  const chosenTerm = `(SELECT (SELECT string_agg(${tsLexeme('w')}, ' & ') FROM unnest(string_to_array(c.lexeme, ' ')) AS w)::tsquery FROM chosen c)`;
+  const chosenTerm = '(SELECT kept_lexeme_query(c.lexeme) FROM chosen c)';
   const others = pair
     ? `b.document @@ (${query} && !! ${chosenTerm})`
     : `b.document @@ (SELECT string_agg(${tsLexeme('x')}, ' | ')::tsquery FROM unnest(${implying}) AS x WHERE x <> (SELECT c.lexeme FROM chosen c))
