@@ -97,6 +97,19 @@ class Loaders implements CatalogLoaders {
     }), options);
   }
 
+  /** A loader of every row of `read` for each key (a product's features, a style's photos), in its order. */
+  private grouped<R>(name: LoaderName, keyedByProduct: boolean, read: (ids: readonly number[]) => Promise<R[]>, keyOf: (row: R) => number) {
+    return new DataLoader(this.batch(name, keyedByProduct, async (ids) => groupBy(await read(ids), keyOf, ids)), options);
+  }
+
+  /** A loader of each product's stored styles document (`missing` for a product without one). */
+  private styleDocuments<R extends { styles: Style[] }, M>(name: LoaderName, read: (ids: readonly number[]) => Promise<R[]>, productOf: (row: R) => number, missing: M) {
+    return new DataLoader(this.batch(name, true, async (ids) => {
+      const documents = new Map((await read(ids)).map((row) => [productOf(row), row.styles]));
+      return ids.map((id) => documents.get(id) ?? missing);
+    }), options);
+  }
+
   /** A loader of pages of each product's list, by (product, first, after). */
   private pages<V>(name: LoaderName, run: (keys: readonly PageKey[]) => Promise<V[][]>) {
     return new DataLoader<PageKey, V[], string>((keys) => {
@@ -115,10 +128,7 @@ class Loaders implements CatalogLoaders {
   }
 
   get productStyles() {
-    return this.made.productStyles ??= new DataLoader(this.batch('productStyles', true, async (ids) => {
-      const documents = new Map((await this.queries.productStylesByIds(ids)).map((row) => [row.id, row.styles]));
-      return ids.map((id) => documents.get(id) ?? null);
-    }), options);
+    return this.made.productStyles ??= this.styleDocuments('productStyles', (ids) => this.queries.productStylesByIds(ids), (row) => row.id, null);
   }
 
   get productWithFeatures() {
@@ -130,35 +140,27 @@ class Loaders implements CatalogLoaders {
   }
 
   get features() {
-    return this.made.features ??= new DataLoader(this.batch('features', true, async (ids) =>
-      groupBy(await this.queries.featuresByProductIds(ids), (r) => r.productId, ids)), options);
+    return this.made.features ??= this.grouped('features', true, (ids) => this.queries.featuresByProductIds(ids), (r) => r.productId);
   }
 
   get styles() {
-    return this.made.styles ??= new DataLoader(this.batch('styles', true, async (ids) =>
-      groupBy(await this.queries.stylesByProductIds(ids), (r) => r.productId, ids)), options);
+    return this.made.styles ??= this.grouped('styles', true, (ids) => this.queries.stylesByProductIds(ids), (r) => r.productId);
   }
 
   get stylesWithMedia() {
-    return this.made.stylesWithMedia ??= new DataLoader(this.batch('stylesWithMedia', true, async (ids) => {
-      const documents = new Map((await this.queries.styleDocumentsByProductIds(ids)).map((row) => [row.productId, row.styles]));
-      return ids.map((id) => documents.get(id) ?? []);
-    }), options);
+    return this.made.stylesWithMedia ??= this.styleDocuments('stylesWithMedia', (ids) => this.queries.styleDocumentsByProductIds(ids), (row) => row.productId, []);
   }
 
   get photos() {
-    return this.made.photos ??= new DataLoader(this.batch('photos', false, async (ids) =>
-      groupBy(await this.queries.photosByStyleIds(ids), (r) => r.styleId, ids)), options);
+    return this.made.photos ??= this.grouped('photos', false, (ids) => this.queries.photosByStyleIds(ids), (r) => r.styleId);
   }
 
   get skus() {
-    return this.made.skus ??= new DataLoader(this.batch('skus', false, async (ids) =>
-      groupBy(await this.queries.skusByStyleIds(ids), (r) => r.styleId, ids)), options);
+    return this.made.skus ??= this.grouped('skus', false, (ids) => this.queries.skusByStyleIds(ids), (r) => r.styleId);
   }
 
   get related() {
-    return this.made.related ??= new DataLoader(this.batch('related', true, async (ids) =>
-      groupBy(await this.queries.relatedByProductIds(ids), (r) => r.currentProductId, ids)), options);
+    return this.made.related ??= this.grouped('related', true, (ids) => this.queries.relatedByProductIds(ids), (r) => r.currentProductId);
   }
 
   get style() {

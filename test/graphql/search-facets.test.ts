@@ -123,6 +123,29 @@ async function keptAlone(): Promise<{ word: string; ndoc: number }> {
   throw new Error('no common word is searched as itself and rare words only');
 }
 
+/**
+ * Creates a product from `input`, checks, applies each update in turn and
+ * checks after it, deletes the product (also when a step fails) and checks
+ * once more.
+ */
+async function followWrites(input: Record<string, unknown>, updates: Record<string, unknown>[], check: () => Promise<void>) {
+  const created = await client.post<{ createProduct: { id: string } }>('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', { input });
+  expect(created.body.errors).toBeUndefined();
+  const id = created.body.data!.createProduct.id;
+  try {
+    await check();
+    for (const update of updates) {
+      const response = await client.post('mutation ($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { id } }', { id, input: update });
+      expect(response.body.errors).toBeUndefined();
+      await check();
+    }
+  } finally {
+    const deleted = await client.post('mutation ($id: ID!) { deleteProduct(id: $id) }', { id });
+    expect(deleted.body.errors).toBeUndefined();
+  }
+  await check();
+}
+
 /** The kept pairs of words, commonest first. */
 async function keptPairs() {
   return catalogue.direct.rows<{ lexeme: string; products: number }>(`
@@ -228,26 +251,11 @@ describe('search counts', () => {
       expect(asTruth(counted)).toEqual(await truth(await searched(pair!.lexeme)));
     };
     // The words apart: in the name and in the description.
-    const created = await client.post<{ createProduct: { id: string } }>('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
-      input: { name: `Quillet ${a}`, slogan: 'counted', description: `a product with ${b} in it`, category: 'Zephyr Goods', defaultPrice: '12.34' },
-    });
-    expect(created.body.errors).toBeUndefined();
-    const id = created.body.data!.createProduct.id;
-    try {
-      await check();
-      const update = async (input: Record<string, unknown>) => {
-        const response = await client.post('mutation ($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { id } }', { id, input });
-        expect(response.body.errors).toBeUndefined();
-        await check();
-      };
-      await update({ category: 'Yonder Goods', defaultPrice: '999.00' });
-      await update({ description: 'without the second word' }); // one word left: no longer both
-      await update({ slogan: `${b} again` }); // both again
-    } finally {
-      const deleted = await client.post('mutation ($id: ID!) { deleteProduct(id: $id) }', { id });
-      expect(deleted.body.errors).toBeUndefined();
-    }
-    await check();
+    await followWrites({ name: `Quillet ${a}`, slogan: 'counted', description: `a product with ${b} in it`, category: 'Zephyr Goods', defaultPrice: '12.34' }, [
+      { category: 'Yonder Goods', defaultPrice: '999.00' },
+      { description: 'without the second word' }, // one word left: no longer both
+      { slogan: `${b} again` }, // both again
+    ], check);
   });
 
   it('of a rare word are counted from its matches, exactly', async () => {
@@ -261,26 +269,11 @@ describe('search counts', () => {
   it('kept for a word follow every write: a product created, changed in category, price and words, and deleted', async () => {
     const word = await keptAlone();
     const check = async () => expect(asTruth(await facets(word.word))).toEqual(await truth(await searched(word.word)));
-    const created = await client.post<{ createProduct: { id: string } }>('mutation ($input: CreateProductInput!) { createProduct(input: $input) { id } }', {
-      input: { name: `Quillet ${word.word}`, slogan: 'counted', description: 'a product for the kept counts', category: 'Zephyr Goods', defaultPrice: '12.34' },
-    });
-    expect(created.body.errors).toBeUndefined();
-    const id = created.body.data!.createProduct.id;
-    try {
-      await check();
-      const update = async (input: Record<string, unknown>) => {
-        const response = await client.post('mutation ($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { id } }', { id, input });
-        expect(response.body.errors).toBeUndefined();
-        await check();
-      };
-      await update({ category: 'Yonder Goods', defaultPrice: '999.00' });
-      await update({ name: 'Quillet', slogan: 'no longer', description: 'without the word' }); // the word leaves the product
-      await update({ name: `Quillet ${word.word}` }); // and comes back
-    } finally {
-      const deleted = await client.post('mutation ($id: ID!) { deleteProduct(id: $id) }', { id });
-      expect(deleted.body.errors).toBeUndefined();
-    }
-    await check();
+    await followWrites({ name: `Quillet ${word.word}`, slogan: 'counted', description: 'a product for the kept counts', category: 'Zephyr Goods', defaultPrice: '12.34' }, [
+      { category: 'Yonder Goods', defaultPrice: '999.00' },
+      { name: 'Quillet', slogan: 'no longer', description: 'without the word' }, // the word leaves the product
+      { name: `Quillet ${word.word}` }, // and comes back
+    ], check);
   });
 
   it('kept for a word stay exact under 30 concurrent writers moving products that hold it between categories and prices', async () => {
