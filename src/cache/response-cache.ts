@@ -438,8 +438,10 @@ export class ResponseCache {
     // Stamped now, before the read from Postgres begins (a change committed
     // earlier is in what it reads); the counter is the lookup's, read before
     // (an invalidation since refuses the store). A counter not started yet (0)
-    // may be started by any instance meanwhile (a local tier's check does): asked again then.
-    const token = stores ? this.begin(this.now(), found.generation === 0 ? undefined : found.generation) : undefined;
+    // may be started by any instance meanwhile (a local tier's check does): it
+    // is asked again then, and the read waits for the answer, since a counter
+    // read after the read began could already count a write the read missed.
+    const token = stores ? await this.begin(this.now(), found.generation === 0 ? undefined : found.generation) : undefined;
     return {
       outcome: 'miss',
       stores,
@@ -447,7 +449,7 @@ export class ResponseCache {
         clearTimeout(lost);
         if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
         release(response);
-        if (response && token) void token.then((t) => this.save(key, response, t));
+        if (response && token) this.save(key, response, token);
       },
     };
   }

@@ -107,6 +107,37 @@ describe('response cache generations', () => {
     expect(cache.stats).toMatchObject({ hits: 0, misses: 6 });
   });
 
+  it('a counter not started yet: the miss asks for it before its read begins, so a write during the read keeps the response out', async () => {
+    // Redis without the counter (never started, flushed): the lookup reads 0,
+    // and the counter is asked again. Its reply comes late (a slow network):
+    // Redis answers with the counter as it is when the command arrives.
+    const memory = new MemoryStore();
+    let started = false;
+    const late = () => new Promise((r) => setTimeout(r, 30));
+    const shared: CacheStore = {
+      ...sharedStore(memory),
+      getWithGeneration: async (key) => ({ value: await memory.get(key), generation: started ? 1_000 + await memory.generation() : 0 }),
+      generation: async () => {
+        await late();
+        return started ? 1_000 + await memory.generation() : 0;
+      },
+      invalidate: async (tags) => {
+        started = true;
+        await memory.invalidate(tags);
+      },
+    };
+    const cache = new ResponseCache(shared, { ttlSeconds: 60, warn: quiet });
+    const settle = await miss(cache, 'k');  // the read from Postgres begins now
+    await shared.invalidate(['p:1']);       // another instance's write, committed during the read
+    settle(response);                       // the (old) response arrives
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await lookup(cache, 'k')).toBeUndefined();
+    // With no write in between, it is stored.
+    await produce(cache, 'k');
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await lookup(cache, 'k')).toBeDefined();
+  });
+
   describe.skipIf(!redisAvailable())('shared Redis', () => {
     let redis: TestRedis;
     beforeAll(async () => {
