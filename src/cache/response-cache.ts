@@ -97,6 +97,9 @@ export interface CacheToken {
   readAt: number;
 }
 
+/** How recently a shared store's counter must have been heard to be a second sighting's token (see secondSighting). */
+const KNOWN_GENERATION_MS = 1_000;
+
 /** How long a request waits for an identical one already running before running itself. */
 const FOLLOW_TIMEOUT_MS = 2_000;
 
@@ -166,6 +169,11 @@ export class ResponseCache {
   private readonly admission: Admission;
   /** Keys missed (second-miss) or cheap keys sighted (doorkeeper) before; undefined under first-miss. */
   private readonly seen: SeenKeys | undefined;
+  /**
+   * A shared store's invalidation counter as its last answer gave it, and
+   * when that answer came: a token for a read beginning later (see obtain).
+   */
+  private knownGeneration: { generation: number; at: number } | undefined;
 
   /**
    * `localBytes`: the local tier's size in front of a shared store (0: none); used only with a feed.
@@ -186,9 +194,14 @@ export class ResponseCache {
     // Redis back after losing the connection may be another Redis (a failover,
     // a restart without its data) whose invalidation counter can repeat
     // values: nothing fetched before is trusted.
-    if (local && store instanceof RedisStore) store.client.on('ready', () => local.clear());
+    if (store instanceof RedisStore) {
+      store.client.on('ready', () => {
+        local?.clear();
+        this.knownGeneration = undefined;
+      });
+    }
     this.stats = {
-      hits: 0, localHits: 0, misses: 0, unadmitted: 0, firstSightings: 0, errors: 0, refused: 0, unheard: 0,
+      hits: 0, localHits: 0, misses: 0, unadmitted: 0, firstSightings: 0, secondSightings: 0, errors: 0, refused: 0, unheard: 0,
       get changeFeed() { return feed ? (feed.listening ? 'listening' : 'reconnecting') : 'off'; },
       get local() { return local ? { entries: local.size, bytes: local.weight } : undefined; },
     };
@@ -228,7 +241,10 @@ export class ResponseCache {
   private storeGenerationNow(): Promise<number> {
     return this.turnCheck ??= new Promise((resolve, reject) => setImmediate(() => {
       this.turnCheck = undefined;
-      this.store.checkGeneration!().then(resolve, reject);
+      this.store.checkGeneration!().then((generation) => {
+        this.knownGeneration = { generation, at: performance.now() };
+        resolve(generation);
+      }, reject);
     }));
   }
 
@@ -293,6 +309,7 @@ export class ResponseCache {
       const { value: raw, generation } = this.store.getWithGeneration
         ? await this.store.getWithGeneration(key)
         : { value: await this.store.get(key), generation: undefined };
+      if (generation) this.knownGeneration = { generation, at: performance.now() };
       if (raw === undefined) return { generation };
       const stored = decodeStored(raw);
       if (stored === undefined) return { generation }; // not this format (an entry of an older version): a miss
@@ -407,12 +424,16 @@ export class ResponseCache {
    * producing a key never sighted), as with the cache off.
    */
   async obtain(key: string, cheap = false): Promise<Obtained> {
-    if (cheap && this.admission === 'doorkeeper' && !this.seen!.sighted(key)) {
-      this.stats.misses++;
-      this.stats.firstSightings++;
-      return FIRST_SIGHTING;
+    let sightings: 0 | 1 | 2 | undefined;
+    if (cheap && this.admission === 'doorkeeper') {
+      sightings = this.seen!.sightings(key);
+      if (sightings === 0) {
+        this.stats.misses++;
+        this.stats.firstSightings++;
+        return FIRST_SIGHTING;
+      }
     }
-    const found = await this.read(key);
+    const found = sightings === 1 ? this.secondSighting() ?? await this.read(key) : await this.read(key);
     if (found.stored) {
       this.stats.hits++;
       return { outcome: 'hit', response: found.stored };
@@ -452,6 +473,24 @@ export class ResponseCache {
         if (response && token) this.save(key, response, token);
       },
     };
+  }
+
+  /**
+   * A cheap read's second sighting under the doorkeeper, when a shared
+   * store's counter was heard lately: stored without a lookup. Its first
+   * sighting stored nothing, so only another process (or a sighting this one
+   * forgot) could have stored it, and the lookup would nearly always miss: a
+   * round trip and its wake-ups for nothing. The token is the counter last
+   * heard, read before this read begins: an invalidation since refuses the
+   * store, as with the lookup's own (only more often, when the counter
+   * heard is older). Undefined when no counter was heard in the last
+   * KNOWN_GENERATION_MS: the lookup then asks, and hears it.
+   */
+  private secondSighting(): { stored?: undefined; generation: number } | undefined {
+    const known = this.knownGeneration;
+    if (known === undefined || performance.now() - known.at > KNOWN_GENERATION_MS || !this.usable) return undefined;
+    this.stats.secondSightings++;
+    return { generation: known.generation };
   }
 
   /** Stores a response read after the token was taken, unless a write was invalidated since. */

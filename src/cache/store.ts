@@ -41,6 +41,8 @@ export interface CacheStats {
   unadmitted: number;
   /** Cheap reads answered without a lookup: their key's first sighting in this process, under the doorkeeper (CACHE_ADMISSION). Counted in misses too. */
   firstSightings: number;
+  /** Cheap reads stored at their second sighting in this process without a lookup, under the doorkeeper with a shared store (CACHE_ADMISSION). Counted in misses too. */
+  secondSightings: number;
   /** Store operations that failed (Redis down or slow) and fell back to Postgres. */
   errors: number;
   /** Entries found but not served: read before a change the change feed reported (the writer's invalidation had not reached the store). */

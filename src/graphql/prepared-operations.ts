@@ -55,7 +55,7 @@ export interface RequestChecks {
   /** The estimated cost (src/graphql/cost.ts), and what it takes from a rate-limit budget. */
   cost: number;
   units: number;
-  /** A cheap read (src/graphql/cost.ts, CHEAP_READ_MAX_COST): the response cache's doorkeeper looks it up from its key's second sighting. */
+  /** A cheap read (src/graphql/cost.ts, CHEAP_READ_MAX_COST): the response cache's doorkeeper stores it from its key's second sighting and looks it up from its third. */
   cheap: boolean;
 }
 

@@ -41,7 +41,7 @@ export interface RestDependencies {
   httpCaching: HttpCaching;
   /** For each read, the longest the schema lets what it shows be reused (graphql-equivalents.ts). */
   hintSeconds: Record<RestRead, number>;
-  /** For each read, whether it is a cheap read (src/graphql/cost.ts, as its GraphQL equivalent is): the response cache's doorkeeper looks it up from its key's second sighting. */
+  /** For each read, whether it is a cheap read (src/graphql/cost.ts, as its GraphQL equivalent is): the response cache's doorkeeper stores it from its key's second sighting and looks it up from its third. */
   cheapReads: Record<RestRead, boolean>;
   /** Reads need an API key too (the OpenAPI document says so). */
   readsNeedKey?: boolean;

@@ -242,7 +242,7 @@ describe('response cache generations', () => {
       }
     });
 
-    it('doorkeeper: a cheap read\'s first sighting sends Redis nothing; its second is looked up and stored; an expensive read is stored on its first miss; each process sights on its own', async () => {
+    it('doorkeeper: a cheap read\'s first sighting sends Redis nothing; its second is stored (looked up first only when no counter was heard lately); an expensive read is stored on its first miss; each process sights on its own', async () => {
       const prefix = `door${Date.now()}:`;
       const make = () => new ResponseCache(new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet, admission: 'doorkeeper' });
       const a = make();
@@ -253,6 +253,7 @@ describe('response cache generations', () => {
         for (const [, name, calls] of (await a.redisClient!.info('commandstats')).matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) if (name !== 'info') total += Number(calls);
         return total;
       };
+      const calls = async (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await a.redisClient!.info('commandstats'))?.[1] ?? 0);
       const stored = async (key: string) => (await a.redisClient!.exists(`${prefix}r:${key}`)) === 1;
       const settled = () => new Promise((r) => setTimeout(r, 50));
       try {
@@ -272,14 +273,27 @@ describe('response cache generations', () => {
         expect(await commands()).toBe(before);
         expect(await stored('cheap')).toBe(false);
         expect(a.stats).toMatchObject({ misses: 1, firstSightings: 1 });
-        // Its second sighting: looked up (a miss) and stored.
+        // Its second sighting: A has heard no counter yet, so it is looked up (a miss) and stored.
+        const lookups = await calls('mget');
         const second = await a.obtain('cheap', true);
         expect(second).toMatchObject({ outcome: 'miss', stores: true });
         if (second.outcome === 'miss') second.settle(response);
         await settled();
+        expect(await calls('mget')).toBe(lookups + 1);
         expect(await stored('cheap')).toBe(true);
         expect(await a.obtain('cheap', true)).toEqual({ outcome: 'hit', response: { ...response, readAt: expect.any(Number) } });
-        // B has not sighted it: its first sighting is not looked up, though A stored it; its second is a hit.
+        // Another key's second sighting with the counter heard a moment ago: stored without a lookup (its first stored nothing).
+        expect(await a.obtain('cheap2', true)).toMatchObject({ outcome: 'miss', stores: false });
+        const withoutLookup = await calls('mget');
+        const second2 = await a.obtain('cheap2', true);
+        expect(second2).toMatchObject({ outcome: 'miss', stores: true });
+        if (second2.outcome === 'miss') second2.settle(response);
+        await settled();
+        expect(await calls('mget')).toBe(withoutLookup);
+        expect(await stored('cheap2')).toBe(true);
+        expect(a.stats).toMatchObject({ secondSightings: 1 });
+        // B has not sighted it: its first sighting is not looked up, though A stored it; its second
+        // (B has heard no counter) is looked up and a hit.
         expect(await b.obtain('cheap', true)).toMatchObject({ outcome: 'miss', stores: false });
         expect(await b.obtain('cheap', true)).toEqual({ outcome: 'hit', response: { ...response, readAt: expect.any(Number) } });
         // An expensive read: looked up and stored on its first miss, and B finds it on its first.
@@ -287,8 +301,9 @@ describe('response cache generations', () => {
         await settled();
         expect(await stored('dear')).toBe(true);
         expect(await b.obtain('dear')).toMatchObject({ outcome: 'hit' });
-        expect(a.stats).toMatchObject({ misses: 3, firstSightings: 1, unadmitted: 0 });
-        // A second sighting read while another instance invalidated: refused as any.
+        expect(a.stats).toMatchObject({ misses: 5, firstSightings: 2, secondSightings: 1, unadmitted: 0 });
+        // A second sighting read while another instance invalidated: refused as any (the
+        // counter heard before the read is its token).
         expect(await a.obtain('j', true)).toMatchObject({ outcome: 'miss', stores: false });
         const sighted = await a.obtain('j', true);
         expect(sighted).toMatchObject({ outcome: 'miss', stores: true });

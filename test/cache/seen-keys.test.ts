@@ -15,6 +15,15 @@ describe('keys seen before (admission on the second miss)', () => {
     expect(seen.sighted('gql:abc:Page:{"id":"2"}')).toBe(false);
   });
 
+  it('counts a key\'s sightings before this one: none, once, then twice or more; each key its own', () => {
+    const seen = new SeenKeys();
+    const list = keys(0, 1_000);
+    expect(list.map((key) => seen.sightings(key)).filter((n) => n !== 0)).toEqual([]);
+    expect(list.map((key) => seen.sightings(key)).filter((n) => n !== 1).length).toBeLessThan(5);
+    expect(list.map((key) => seen.sightings(key)).filter((n) => n !== 2).length).toBeLessThan(5);
+    expect(list.map((key) => seen.sightings(key)).filter((n) => n !== 2).length).toBeLessThan(5);
+  });
+
   it('remembers most of the last hundred thousand keys; new keys are not taken for them', () => {
     const seen = new SeenKeys();
     const recent = keys(0, 100_000);
