@@ -65,7 +65,8 @@ BEGIN
     CROSS JOIN LATERAL (SELECT ab.ab || setweight(to_tsvector('english', p.slogan || ' ' || coalesce(p.feature_values, '')), 'C') AS abc OFFSET 0) abc
     CROSS JOIN LATERAL (SELECT setweight(to_tsvector('english', p.description), 'D') AS d OFFSET 0) d
     CROSS JOIN LATERAL (SELECT public.search_order(p.popularity, p.id) AS search_order) o
-  ORDER BY p.id
+  -- In search order: the loader calls this on stretches of that order, and the rows go into the table as they come.
+  ORDER BY o.search_order
   ON CONFLICT (product_id) DO UPDATE SET
     name = EXCLUDED.name, category = EXCLUDED.category, price = EXCLUDED.price,
     created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at,

@@ -167,7 +167,7 @@ function detailDocumentsSql(from: number, to: number): string {
  * Listed in the order they should start when several are ready: the read
  * models, the longest work, as early as their inputs allow.
  */
-function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: string) => () => Promise<number | void>, build: (sql: string) => () => Promise<number | void>): Task[] {
+function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: string) => () => Promise<number | void>, build: (sql: string) => () => Promise<number | void>, inSearchOrder: () => Promise<number[]>): Task[] {
   const s = STAGING_SCHEMA;
   const isCatalogue = (table: string) => (CATALOG_TABLES as readonly string[]).includes(table);
   const tasks: Task[] = [];
@@ -194,11 +194,20 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   // key, built with the catalogue's. Memoize only hashes each product's
   // unique texts for nothing. No product locks: nothing else writes the
   // staging tables (prisma/functions/refresh_product_browse.sql).
+  // Each call builds the next stretch of the products in search order
+  // (product_search_orders) and writes its rows in that order, so a run of
+  // search_order lies in a narrow stretch of the table and a run's GIN scan
+  // decodes only that stretch of its words' postings, not postings spread
+  // over the whole table (docs/browse.md, "How a page is read").
   for (let from = 0; from < maxProductId; from += BROWSE_CHUNK) {
     readModel.push({
       name: `product_browse:rows ${from}`, kind: 'browse rows', items: Math.min(BROWSE_CHUNK, maxProductId - from),
       after: analyzed('products', 'features', 'styles', 'skus', 'related', 'search_buckets'),
-      run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL enable_memoize = off; SELECT public.refresh_product_browse(ARRAY(SELECT id FROM products WHERE id > ${from} AND id <= ${from + BROWSE_CHUNK}), lock_products => false)`),
+      run: async () => {
+        const ids = (await inSearchOrder()).slice(from, from + BROWSE_CHUNK);
+        if (ids.length === 0) return undefined;
+        return ddl(`SET LOCAL search_path = ${s}; SET LOCAL enable_memoize = off; SELECT public.refresh_product_browse('{${ids.join(',')}}'::int[], lock_products => false)`)();
+      },
     });
   }
   // Interleaved, so both kinds are under way from the start.
@@ -462,7 +471,11 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     const keysDone = performance.now();
     const keysCpu = cpu.read();
     const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
-    const graph = buildTasks(definitions, range?.max ?? 0, ddl, build);
+    // Every product id in search order, read once, when the first browse rows are built (their tasks wait for products and related).
+    let order: Promise<number[]> | undefined;
+    const inSearchOrder = () => order ??= pool.query<{ ids: number[] | null }>(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT array_agg(product_id ORDER BY search_order) AS ids FROM public.product_search_orders()`)
+      .then((results) => (results as unknown as pg.QueryResult<{ ids: number[] | null }>[])[1]?.rows[0]?.ids ?? []);
+    const graph = buildTasks(definitions, range?.max ?? 0, ddl, build, inSearchOrder);
     const { busy, cpu: busyCpu } = await runGraph(graph, BUILD_CONNECTIONS, graphProgress(progress, graph));
     const graphDone = performance.now();
     const graphCpu = cpu.read();
