@@ -100,6 +100,15 @@ export interface CacheToken {
 /** How recently a shared store's counter must have been heard to be a second sighting's token (see secondSighting). */
 const KNOWN_GENERATION_MS = 1_000;
 
+/**
+ * A miss being produced: its response, and the store's counter before its
+ * read began with when it began (undefined when unknown: nobody shares it).
+ */
+interface Flight {
+  response: Promise<CachedResponse | undefined>;
+  began: Promise<CacheToken | undefined>;
+}
+
 /** How long a request waits for an identical one already running before running itself. */
 const FOLLOW_TIMEOUT_MS = 2_000;
 
@@ -146,8 +155,8 @@ export class ResponseCache {
   private readonly store: CacheStore;
   private readonly ttlSeconds: number;
   private readonly warn: (message: string, error: unknown) => void;
-  /** Misses being produced, by key: identical requests meanwhile wait for them. */
-  private readonly inFlight = new Map<string, Promise<CachedResponse | undefined>>();
+  /** Misses being produced, by key: identical requests meanwhile may wait for them (see obtain). */
+  private readonly inFlight = new Map<string, Flight>();
   /**
    * Tags whose invalidation could not reach the store (Redis down): entries
    * showing the old data may still be there. They are retried every
@@ -415,8 +424,14 @@ export class ResponseCache {
    * reach Postgres once), or the turn to produce it ('miss'): the caller
    * reads it from Postgres and passes it to `settle` (undefined when it is
    * not to be kept, a result with errors), which stores it and hands it to
-   * the requests waiting for it. Waiting stops after FOLLOW_TIMEOUT_MS: that
-   * request then produces its own (its `settle` stores nothing). With
+   * the requests waiting for it. A request shares a running read only if the
+   * store's counter, as its own lookup found it, is still the one from before
+   * that read began (and the feed heard no change of what it shows since): a
+   * write acknowledged before the request arrived, by any instance, moved the
+   * counter, and a read begun before that write would show the old data.
+   * Otherwise it reads for itself (and later identical requests wait for
+   * it). Waiting stops after FOLLOW_TIMEOUT_MS: that request then produces
+   * its own (its `settle` stores nothing). With
    * admission on the second miss, the first miss of a key in this process is
    * not stored either (`stores` false): only shared with identical requests
    * running meanwhile. With the doorkeeper, a `cheap` read's first sighting
@@ -433,36 +448,48 @@ export class ResponseCache {
         return FIRST_SIGHTING;
       }
     }
-    const found = sightings === 1 ? this.secondSighting() ?? await this.read(key) : await this.read(key);
+    const second = sightings === 1 ? this.secondSighting() : undefined;
+    const found = second ?? await this.read(key);
     if (found.stored) {
       this.stats.hits++;
       return { outcome: 'hit', response: found.stored };
     }
     this.stats.misses++;
     const running = this.inFlight.get(key);
-    if (running) {
+    // The counter as it is since this request arrived: its lookup's (a second
+    // sighting's was heard before it arrived); a store without lookups' counter
+    // (in-process) is asked.
+    const counter = !running || second ? null : found.generation !== undefined ? found.generation : await this.store.generation().catch(() => null);
+    const before = running && counter !== null ? await running.began : undefined;
+    if (running && before !== undefined && before.generation === counter) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), FOLLOW_TIMEOUT_MS); });
-      const shared = await Promise.race([running, timeout]);
+      const shared = await Promise.race([running.response, timeout]);
       clearTimeout(timer);
-      return shared ? { outcome: 'shared', response: shared } : { outcome: 'miss', stores: false, settle: () => {} };
+      return shared && !this.predatesHeardChange(before.readAt, shared.tags) ? { outcome: 'shared', response: shared } : { outcome: 'miss', stores: false, settle: () => {} };
     }
     // Not stored (and so no token taken): a key this process has not missed before, under admission on the second miss.
     const stores = this.admission !== 'second-miss' || this.seen!.sighted(key);
     if (!stores) this.stats.unadmitted++;
     let release!: (response: CachedResponse | undefined) => void;
-    const flight = new Promise<CachedResponse | undefined>((resolve) => { release = resolve; });
-    this.inFlight.set(key, flight);
-    // Never let a lost producer hold its key.
-    const lost = setTimeout(() => { if (this.inFlight.get(key) === flight) this.inFlight.delete(key); }, FOLLOW_TIMEOUT_MS);
-    lost.unref();
+    const response = new Promise<CachedResponse | undefined>((resolve) => { release = resolve; });
     // Stamped now, before the read from Postgres begins (a change committed
     // earlier is in what it reads); the counter is the lookup's, read before
     // (an invalidation since refuses the store). A counter not started yet (0)
     // may be started by any instance meanwhile (a local tier's check does): it
     // is asked again then, and the read waits for the answer, since a counter
     // read after the read began could already count a write the read missed.
-    const token = stores ? await this.begin(this.now(), found.generation === 0 ? undefined : found.generation) : undefined;
+    // Not stored: the lookup's counter still tells who may share it.
+    const readAt = this.now();
+    const began = stores
+      ? this.begin(readAt, found.generation === 0 ? undefined : found.generation)
+      : Promise.resolve(found.generation === null || found.generation === undefined ? undefined : { generation: found.generation, readAt });
+    const flight: Flight = { response, began };
+    this.inFlight.set(key, flight);
+    // Never let a lost producer hold its key.
+    const lost = setTimeout(() => { if (this.inFlight.get(key) === flight) this.inFlight.delete(key); }, FOLLOW_TIMEOUT_MS);
+    lost.unref();
+    const token = stores ? await began : undefined;
     return {
       outcome: 'miss',
       stores,

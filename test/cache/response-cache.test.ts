@@ -107,6 +107,18 @@ describe('response cache generations', () => {
     expect(cache.stats).toMatchObject({ hits: 0, misses: 6 });
   });
 
+  it('single flight: a request arriving after an acknowledged write does not share a read that began before it', async () => {
+    const cache = new ResponseCache(new MemoryStore(), { ttlSeconds: 60, warn: quiet });
+    const first = await miss(cache, 'k');      // a read of product 1 begins
+    await cache.invalidate(['p:1']);           // a write to product 1, acknowledged
+    const late = cache.obtain('k');            // a request sent after the acknowledgement
+    await new Promise((r) => setImmediate(r));
+    first(response);                           // the first read's (old) response
+    const found = await late;
+    expect(found).toMatchObject({ outcome: 'miss', stores: true });
+    if (found.outcome === 'miss') found.settle(undefined);
+  });
+
   it('a counter not started yet: the miss asks for it before its read begins, so a write during the read keeps the response out', async () => {
     // Redis without the counter (never started, flushed): the lookup reads 0,
     // and the counter is asked again. Its reply comes late (a slow network):
@@ -336,6 +348,38 @@ describe('response cache generations', () => {
         await produce(b, 'k');
         await new Promise((r) => setTimeout(r, 50));
         expect(await lookup(a, 'k')).toBeDefined();
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('single flight: a request arriving after another instance\'s acknowledged write does not share a read that began before the write; one arriving with no write since does', async () => {
+      const prefix = `flight${Date.now()}:`;
+      const make = () => new ResponseCache(new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 }), { ttlSeconds: 60, warn: quiet });
+      const a = make();
+      const b = make();
+      const fresh = { ...response, body: '{"old":false}' };
+      try {
+        for (const cache of [a, b]) {
+          const client = cache.redisClient!;
+          for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+        }
+        await a.invalidate(['p:0']); // the counter started
+        const settle = await miss(b, 'k');      // B starts reading product 1 from Postgres
+        await a.invalidate(['p:1']);             // A commits a write to product 1 and acknowledges it
+        const late = b.obtain('k');              // a request to B sent after the acknowledgement
+        await new Promise((r) => setTimeout(r, 50));
+        settle(response);                        // B's first read (old) arrives
+        const found = await late;
+        expect(found.outcome).toBe('miss');      // not the old response: it reads for itself
+        if (found.outcome === 'miss') found.settle(fresh);
+        // With no write since the read began, identical requests share it.
+        const settle2 = await miss(b, 'k2');
+        const follower = b.obtain('k2');
+        await new Promise((r) => setTimeout(r, 50));
+        settle2(fresh);
+        expect(await follower).toEqual({ outcome: 'shared', response: fresh });
       } finally {
         await a.close();
         await b.close();
