@@ -9,10 +9,10 @@
 // through A. No read sent after a write's acknowledgement may show the
 // product older than that write (its version below the one the write
 // returned), however it was answered (hit, miss, shared).
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
 import { ADMIN_HEADERS, startApiProcess, type ApiProcess } from '../support/api-process.ts';
 
 const HOT = [11, 12, 13, 14];
@@ -20,44 +20,25 @@ const WRITERS = 3;
 const READERS = 24;
 const DURATION_MS = 6_000;
 
-/** A TCP forwarder to Postgres whose answers arrive `delayMs` late (a query runs at once; its rows come late). */
-async function slowAnswers(target: URL, delayMs: number): Promise<{ url: string; close(): void }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((incoming) => {
-    const outgoing = net.connect({ host: target.hostname, port: Number(target.port) });
-    for (const socket of [incoming, outgoing]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => { incoming.destroy(); outgoing.destroy(); });
-    }
-    incoming.pipe(outgoing);
-    outgoing.on('data', (chunk) => setTimeout(() => incoming.write(chunk), delayMs));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.port = String((server.address() as net.AddressInfo).port);
-  return { url: url.toString(), close: () => { server.close(); for (const socket of sockets) socket.destroy(); } };
-}
-
 interface Stale { product: number; route: string; server: string; cache: string | null; got: number; acked: number }
 
 describe.skipIf(!redisAvailable())('concurrent writers and readers on two processes (doorkeeper, the counter alone)', () => {
   const catalogue = useTestCatalogue();
   let redis: TestRedis;
   let servers: ApiProcess[];
-  let proxy: { url: string; close(): void };
+  let proxy: TcpProxy;
   let authorization: string;
 
   beforeAll(async () => {
     redis = await startTestRedis();
     authorization = `Bearer ${await createTestApiKey(catalogue.db.url)}`;
-    proxy = await slowAnswers(new URL(catalogue.db.url), 20);
+    proxy = await TcpProxy.start(Number(new URL(catalogue.db.url).port), { answerDelayMs: 20 });
     const env = { REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: `cw${Date.now()}:`, CACHE_ADMISSION: 'doorkeeper', CHANGE_FEED: 'off', RATE_LIMIT: 'off' };
-    servers = await Promise.all([catalogue.db.url, proxy.url].map((url) => startApiProcess({ ...env, DATABASE_URL: url }, { health: (health) => health.cache?.store === 'redis' })));
+    servers = await Promise.all([catalogue.db.url, proxy.urlOf(catalogue.db.url)].map((url) => startApiProcess({ ...env, DATABASE_URL: url }, { health: (health) => health.cache?.store === 'redis' })));
   }, 60_000);
   afterAll(async () => {
     for (const server of servers ?? []) server?.child.kill('SIGTERM');
-    proxy?.close();
+    await proxy?.close();
     await redis?.stop();
   });
 

@@ -5,38 +5,19 @@
 // acknowledged. A request to B sent after the acknowledgement must not be
 // given that read's answer (it showed the product before the write), and
 // that read (a second sighting, stored without a lookup) is not stored.
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApiKey, useTestCatalogue } from '../support/catalogue-app.ts';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { TcpProxy } from '../support/tcp-proxy.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
-
-/** A TCP forwarder to Postgres whose answers arrive `delayMs` late (a query runs at once; its rows come late): a read that spans a write. */
-async function slowAnswers(target: URL, delayMs: number): Promise<{ url: string; close(): void }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((incoming) => {
-    const outgoing = net.connect({ host: target.hostname, port: Number(target.port) });
-    for (const socket of [incoming, outgoing]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => { incoming.destroy(); outgoing.destroy(); });
-    }
-    incoming.pipe(outgoing);
-    outgoing.on('data', (chunk) => setTimeout(() => incoming.write(chunk), delayMs));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.port = String((server.address() as net.AddressInfo).port);
-  return { url: url.toString(), close: () => { server.close(); for (const socket of sockets) socket.destroy(); } };
-}
 
 describe.skipIf(!redisAvailable())('a read in flight when a write is acknowledged (two processes, one reading Postgres slowly)', () => {
   const catalogue = useTestCatalogue();
   let redis: TestRedis;
   let a: ApiProcess;
   let b: ApiProcess;
-  let proxy: { url: string; close(): void };
+  let proxy: TcpProxy;
   let authorization: string;
   let redisClient: Redis;
   const prefix = `slow${Date.now()}:`;
@@ -44,15 +25,15 @@ describe.skipIf(!redisAvailable())('a read in flight when a write is acknowledge
   beforeAll(async () => {
     redis = await startTestRedis();
     authorization = `Bearer ${await createTestApiKey(catalogue.db.url)}`;
-    proxy = await slowAnswers(new URL(catalogue.db.url), 300);
+    proxy = await TcpProxy.start(Number(new URL(catalogue.db.url).port), { answerDelayMs: 300 });
     redisClient = new Redis(redis.url);
     const env = { REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: prefix, CACHE_ADMISSION: 'doorkeeper', RATE_LIMIT: 'off' };
     const ready = { health: (health: Record<string, any>) => health.cache?.store === 'redis' && health.cache?.changeFeed === 'listening' };
-    [a, b] = await Promise.all([startApiProcess({ ...env, DATABASE_URL: catalogue.db.url }, ready), startApiProcess({ ...env, DATABASE_URL: proxy.url }, ready)]);
+    [a, b] = await Promise.all([startApiProcess({ ...env, DATABASE_URL: catalogue.db.url }, ready), startApiProcess({ ...env, DATABASE_URL: proxy.urlOf(catalogue.db.url) }, ready)]);
   }, 60_000);
   afterAll(async () => {
     for (const server of [a, b]) server?.child.kill('SIGTERM');
-    proxy?.close();
+    await proxy?.close();
     redisClient?.disconnect();
     await redis?.stop();
   });

@@ -1,7 +1,9 @@
 // A TCP forwarder between a server and its clients, for faults a test needs
 // to control per client: cut the path (existing connections reset, new ones
 // refused) and restore it, or point it at another server (a failover behind
-// one address, as a virtual IP or a DNS switch does).
+// one address, as a virtual IP or a DNS switch does), or delay the server's
+// answers (a statement runs at once, its rows arrive late: a read that spans
+// a write made meanwhile elsewhere).
 import net from 'node:net';
 import { freePort } from '../../bench/lib/free-port.ts';
 
@@ -12,7 +14,7 @@ export class TcpProxy {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
 
-  private constructor(port: number, target: number) {
+  private constructor(port: number, target: number, answerDelayMs: number) {
     this.port = port;
     this.target = target;
     this.server = net.createServer((incoming) => {
@@ -32,17 +34,28 @@ export class TcpProxy {
         });
       }
       incoming.pipe(outgoing);
-      outgoing.pipe(incoming);
+      // Each chunk held as long as the others: they arrive in order.
+      if (answerDelayMs > 0) outgoing.on('data', (chunk) => setTimeout(() => incoming.write(chunk), answerDelayMs));
+      else outgoing.pipe(incoming);
     });
   }
 
-  static async start(target: number): Promise<TcpProxy> {
-    const proxy = new TcpProxy(await freePort(), target);
+  /** `answerDelayMs`: how late the server's answers reach the clients (0: at once). */
+  static async start(target: number, options: { answerDelayMs?: number } = {}): Promise<TcpProxy> {
+    const proxy = new TcpProxy(await freePort(), target, options.answerDelayMs ?? 0);
     await new Promise<void>((resolve, reject) => {
       proxy.server.once('error', reject);
       proxy.server.listen(proxy.port, '127.0.0.1', resolve);
     });
     return proxy;
+  }
+
+  /** `url` (a server's) through this proxy. */
+  urlOf(url: string): string {
+    const through = new URL(url);
+    through.hostname = '127.0.0.1';
+    through.port = String(this.port);
+    return through.toString();
   }
 
   /** Resets every connection through the proxy now. */
