@@ -479,17 +479,15 @@ export class ResponseCache {
     // may be started by any instance meanwhile (a local tier's check does): it
     // is asked again then, and the read waits for the answer, since a counter
     // read after the read began could already count a write the read missed.
-    // Not stored: the lookup's counter still tells who may share it.
-    const readAt = this.now();
-    const began = stores
-      ? this.begin(readAt, found.generation === 0 ? undefined : found.generation)
-      : Promise.resolve(found.generation === null || found.generation === undefined ? undefined : { generation: found.generation, readAt });
+    // Taken whether or not it is stored: it also tells who may share the read.
+    const began = this.begin(this.now(), found.generation === 0 ? undefined : found.generation);
     const flight: Flight = { response, began };
     this.inFlight.set(key, flight);
     // Never let a lost producer hold its key.
     const lost = setTimeout(() => { if (this.inFlight.get(key) === flight) this.inFlight.delete(key); }, FOLLOW_TIMEOUT_MS);
     lost.unref();
-    const token = stores ? await began : undefined;
+    const taken = await began;
+    const token = stores ? taken : undefined;
     return {
       outcome: 'miss',
       stores,
