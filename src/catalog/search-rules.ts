@@ -151,13 +151,21 @@ export const SEARCH_POSTINGS_SHARE = 0.5;
 
 /**
  * A level's next page is looked for run by run (search_buckets: about 4,096
- * products each, in tie-break order) through the tier's GIN index,
- * SEARCH_BUCKETS runs, then among every match past them, sorted. Each run's
- * GIN scan costs about as much as one over the whole index for words that
- * meet rarely, so an empty or sparse level is best proven by that one scan;
- * a common level fills a page in its first run.
+ * products each, in tie-break order) through the tier's GIN index: first
+ * SEARCH_BUCKETS runs. A run's scan is cheap (its rows lie together in the
+ * table), but an empty or sparse level is best proven by one scan of every
+ * match past the runs; a common level fills a page in its first run.
  */
 export const SEARCH_BUCKETS = 2;
+/**
+ * When the first runs found the level dense enough to fill the page within
+ * this many runs (SEARCH_BUCKETS * page <= SEARCH_RUNS_AT_MOST * found), it
+ * is read on run by run, up to this many, before every match past them: a
+ * level of a thousand or two matches spread over every run fills a page in
+ * a few more runs, where reading every match past two runs read them all,
+ * one heap page each, and sorted them.
+ */
+export const SEARCH_RUNS_AT_MOST = 16;
 
 // --- Counts --------------------------------------------------------------
 

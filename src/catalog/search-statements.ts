@@ -10,7 +10,7 @@ import {
 } from './browse-statements.ts';
 import { productColumns } from './queries.ts';
 import {
-  type Classes, COUNT_EXACT_UP_TO, FIELD_SQL, levelOf, possibleLevels, PREFIX_EXPANSION, SEARCH_BUCKETS, SEARCH_POSTINGS_SHARE, SEARCH_TIERS,
+  type Classes, COUNT_EXACT_UP_TO, FIELD_SQL, levelOf, possibleLevels, PREFIX_EXPANSION, SEARCH_BUCKETS, SEARCH_POSTINGS_SHARE, SEARCH_RUNS_AT_MOST, SEARCH_TIERS,
   TYPO_CANDIDATES, TYPO_COMMONER, TYPO_RARE_DOCUMENTS, TYPO_SIMILARITY,
 } from './search-rules.ts';
 
@@ -326,20 +326,27 @@ export function searchStatement(searched: Resolved, filter: BrowseFilter, after:
         ${whereClause([...level.index, ...level.filters, `b.search_order > ${from}`])} ORDER BY b.search_order LIMIT ${size})`];
     }
     const firstBucket = params.add(at?.bucket ?? 0, 'int');
-    // The runs in order, one LATERAL read each: the nested loop over
+    // Runs in order, one LATERAL read each: the nested loop over
     // generate_series stops at the page's last row. A run's matches are read
     // by its GIN scan alone (OFFSET 0: not flattened) and filtered after:
     // given the filter too, the generic plan ANDed each run's scan with an
     // index of the whole filter, the same entries for every run.
-    const runs = `(SELECT x.* FROM generate_series(${firstBucket}, ${firstBucket} + ${SEARCH_BUCKETS - 1}) AS g(bucket), LATERAL (
+    const runs = (first: string, last: string) => `SELECT x.* FROM generate_series(${first}, ${last}) AS g(bucket), LATERAL (
           SELECT b.search_bucket AS bucket, b.search_order, b.product_id FROM (
             SELECT * FROM product_browse b ${whereClause(['b.search_bucket = g.bucket', ...level.index])} OFFSET 0) b
-          ${whereClause([...level.filters, `b.search_order > ${from}`])} ORDER BY b.search_order LIMIT ${size}) x)`;
+          ${whereClause([...level.filters, `b.search_order > ${from}`])} ORDER BY b.search_order LIMIT ${size}) x`;
+    // More runs only when the first ones found the level dense enough to fill the page within SEARCH_RUNS_AT_MOST.
+    const more = `CASE WHEN ${SEARCH_BUCKETS} * ${size} <= ${SEARCH_RUNS_AT_MOST} * count(*) THEN ${SEARCH_RUNS_AT_MOST - SEARCH_BUCKETS} ELSE 0 END`;
+    const pastRuns = `${firstBucket} + ${SEARCH_BUCKETS} + (SELECT m.runs FROM more_runs m)`;
     // Past the runs: every match, sorted (+ 0: not by the search_order index, which would walk every row).
     const past = `(SELECT b.search_bucket AS bucket, b.search_order, b.product_id FROM product_browse b
-          ${whereClause([...level.index, ...level.filters, `b.search_order + 0 > ${from}`, `b.search_bucket + 0 >= ${firstBucket} + ${SEARCH_BUCKETS}`])} ORDER BY b.search_order + 0 LIMIT ${size})`;
-    return [`(SELECT ${level.level} AS level, found.* FROM (
-        ${runs}
+          ${whereClause([...level.index, ...level.filters, `b.search_order + 0 > ${from}`, `b.search_bucket + 0 >= ${pastRuns}`])} ORDER BY b.search_order + 0 LIMIT ${size})`;
+    return [`(WITH first_runs AS MATERIALIZED (${runs(firstBucket, `${firstBucket} + ${SEARCH_BUCKETS - 1}`)}),
+        more_runs AS MATERIALIZED (SELECT ${more} AS runs FROM first_runs)
+      SELECT ${level.level} AS level, found.* FROM (
+        SELECT * FROM first_runs
+        UNION ALL
+        (${runs(`${firstBucket} + ${SEARCH_BUCKETS}`, `${pastRuns} - 1`)})
         UNION ALL
         ${past}
       ) found LIMIT ${size})`];

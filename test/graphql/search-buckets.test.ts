@@ -1,6 +1,7 @@
 // A search reads each level of its results in tie-break order (search_order:
 // popularity, then id): the tier's GIN index run by run (search_bucket, the
-// runs of search_buckets), then every match past the runs. The test catalogue is one
+// runs of search_buckets), its first runs, then more runs when those found the
+// level dense, then every match past the runs. The test catalogue is one
 // run, so this file adds products and cuts the catalogue's order into many
 // short runs, and checks that paging through a search crosses every stage in
 // order, losing and repeating nothing.
