@@ -3,9 +3,9 @@
 // resolved lately (resolveStatement: stems, completions, corrections, which
 // words are kept) sends only its page statement.
 //
-// A resolution depends on the catalogue's dictionary (search_lexemes), which
-// writes only grow (a product created or updated adds its new lexemes) and a
-// load replaces (with new counts), and on the catalogue's size as last
+// A resolution depends on the catalogue's dictionaries (search_lexemes, and
+// search_name_pairs), which writes only grow (a product created or updated
+// adds its new lexemes and name pairs) and a load replaces (with new counts), and on the catalogue's size as last
 // analyzed (which words are left out). So the memo is emptied whenever the
 // change feed hears a create, an update, a load or "anything may have
 // changed", and by this process's own writes before they answer; it serves

@@ -40,6 +40,12 @@ export interface Matching {
   pairs: readonly string[];
   /** Every pair has a lexeme in the dictionary: else no name holds the words adjacent (the proximity rule's first class is empty). */
   adjacent: boolean;
+  /**
+   * Each kept word and the next kept one stand together in some name
+   * (search_name_pairs): else no name holds every kept word, and the
+   * attribute rule's first class (the name tier) is empty.
+   */
+  together: boolean;
 }
 
 /** A search's words as resolved: what is searched, and what each ranking rule compares with. */
@@ -85,17 +91,24 @@ const sortedLetters = (expression: string) => `(SELECT string_agg(c, '' ORDER BY
 /** SQL: the dictionary's lexemes starting with a text expression (not the name's pair lexemes, which hold a space). */
 const startingWith = (expression: string) => `l.lexeme >= ${expression} AND l.lexeme < ${expression} || chr(1114111) AND starts_with(l.lexeme, ${expression}) AND strpos(l.lexeme, ' ') = 0`;
 
+/** Where pairs of words are looked up: the names' adjacent pairs (lexemes of the dictionary), and every two words found together in a name. */
+const ADJACENT_IN_NAMES = { table: 'search_lexemes', column: 'lexeme' } as const;
+const TOGETHER_IN_NAMES = { table: 'search_name_pairs', column: 'pair' } as const;
+
 /**
- * SQL: whether the dictionary has a pair lexeme (as the names' pairs are
- * written, "a b") of any of the lexemes `first` and any of `next`, or, when
- * `next` is null (a prefix), any starting with a lexeme of `first` and
- * `nextStem`: the lexemes pairsOf searches.
+ * SQL: whether `pairs` (as pairs are written, "a b") holds any of the
+ * lexemes `first` and any of `next`, or, when `next` is null (a prefix),
+ * one starting with a lexeme of `first` and `nextStem`: for the adjacent
+ * pairs, the lexemes pairsOf searches.
  */
-const pairFound = (first: string, next: string, nextStem: string) => `CASE WHEN ${next} IS NULL
-    THEN EXISTS (SELECT 1 FROM unnest(${first}) x, LATERAL (SELECT 1 FROM search_lexemes l
-      WHERE l.lexeme >= x || ' ' || ${nextStem} AND l.lexeme < x || ' ' || ${nextStem} || chr(1114111) AND starts_with(l.lexeme, x || ' ' || ${nextStem}) LIMIT 1) f)
-    ELSE EXISTS (SELECT 1 FROM unnest(${first}) x, unnest(${next}) y, LATERAL (SELECT 1 FROM search_lexemes l
-      WHERE l.lexeme >= x || ' ' || y AND l.lexeme <= x || ' ' || y LIMIT 1) f) END`;
+const pairFound = (pairs: { table: string; column: string }, first: string, next: string, nextStem: string) => {
+  const pair = `l.${pairs.column}`;
+  return `CASE WHEN ${next} IS NULL
+    THEN EXISTS (SELECT 1 FROM unnest(${first}) x, LATERAL (SELECT 1 FROM ${pairs.table} l
+      WHERE ${pair} >= x || ' ' || ${nextStem} AND ${pair} < x || ' ' || ${nextStem} || chr(1114111) AND starts_with(${pair}, x || ' ' || ${nextStem}) LIMIT 1) f)
+    ELSE EXISTS (SELECT 1 FROM unnest(${first}) x, unnest(${next}) y, LATERAL (SELECT 1 FROM ${pairs.table} l
+      WHERE ${pair} >= x || ' ' || y AND ${pair} <= x || ' ' || y LIMIT 1) f) END`;
+};
 
 /**
  * Each word stemmed as the documents were ('english'; stop words drop out);
@@ -110,6 +123,9 @@ const pairFound = (first: string, next: string, nextStem: string) => `CASE WHEN 
  * TYPO_RARE_DOCUMENTS documents is searched with such a correction too when
  * it is TYPO_COMMONER times as common. A bare number is never corrected.
  * Then the cost budget (SEARCH_POSTINGS_SHARE) keeps the rarest words.
+ * Each word and the next are looked up among the names' adjacent pairs (the
+ * proximity rule), and each kept word and the next kept one among the words
+ * found together in a name (search_name_pairs: the name tier).
  */
 export function resolveStatement(words: readonly string[]): BrowseStatement {
   const text = `
@@ -165,12 +181,19 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
     ), beside AS (
       SELECT k.*, lead(k.n) OVER w AS next_n, lead(k.stem) OVER w AS next_stem, lead(k.lexemes) OVER w AS next_lexemes, lead(k.plain) OVER w AS next_plain
       FROM kept k WINDOW w AS (ORDER BY k.n)
+    ), kept_beside AS ( -- each kept word and the next kept one
+      SELECT k.*, lead(k.n) OVER w AS next_n, lead(k.stem) OVER w AS next_stem, lead(k.lexemes) OVER w AS next_lexemes, lead(k.plain) OVER w AS next_plain
+      FROM kept k WHERE k.kept WINDOW w AS (ORDER BY k.n)
     )
     SELECT (SELECT string_agg(k.term, ' & ' ORDER BY k.n) FILTER (WHERE k.kept) FROM kept k)::tsquery::text AS searched,
       (SELECT json_agg(json_build_object('stem', k.stem, 'typed', k.typed, 'term', k.term::tsquery::text, 'lexemes', k.lexemes, 'plain', k.plain,
         'documents', k.documents, 'kept', k.kept,
-        'adjacent', CASE WHEN k.next_n IS NOT NULL THEN ${pairFound('coalesce(k.lexemes, ARRAY[k.stem])', 'k.next_lexemes', 'k.next_stem')} END,
-        'adjacentPlain', CASE WHEN k.next_n IS NOT NULL THEN ${pairFound('coalesce(k.plain, ARRAY[k.stem])', 'k.next_plain', 'k.next_stem')} END) ORDER BY k.n) FROM beside k) AS words`;
+        'adjacent', CASE WHEN k.next_n IS NOT NULL THEN ${pairFound(ADJACENT_IN_NAMES, 'coalesce(k.lexemes, ARRAY[k.stem])', 'k.next_lexemes', 'k.next_stem')} END,
+        'adjacentPlain', CASE WHEN k.next_n IS NOT NULL THEN ${pairFound(ADJACENT_IN_NAMES, 'coalesce(k.plain, ARRAY[k.stem])', 'k.next_plain', 'k.next_stem')} END) ORDER BY k.n) FROM beside k) AS words,
+      (SELECT coalesce(bool_and(${pairFound(TOGETHER_IN_NAMES, 'coalesce(k.lexemes, ARRAY[k.stem])', 'k.next_lexemes', 'k.next_stem')}), true)
+        FROM kept_beside k WHERE k.next_n IS NOT NULL) AS together,
+      (SELECT coalesce(bool_and(${pairFound(TOGETHER_IN_NAMES, 'coalesce(k.plain, ARRAY[k.stem])', 'k.next_plain', 'k.next_stem')}), true)
+        FROM kept_beside k WHERE k.next_n IS NOT NULL) AS "togetherPlain"`;
   return named('browse_resolve', text, [words]);
 }
 
@@ -191,7 +214,7 @@ function implyingLexemes(kept: readonly ResolvedWord[]): Resolved['implying'] {
 }
 
 /** What resolveStatement's row stands for (null: only stop words). */
-export function resolvedOf(row: { searched: string | null; words: ResolvedWord[] | null } | undefined): Resolved | null {
+export function resolvedOf(row: { searched: string | null; words: ResolvedWord[] | null; together: boolean; togetherPlain: boolean } | undefined): Resolved | null {
   if (!row?.searched || !row.words) return null;
   const words = row.words;
   const kept = words.filter((w) => w.kept);
@@ -206,9 +229,9 @@ export function resolvedOf(row: { searched: string | null; words: ResolvedWord[]
   const pairs = words.slice(0, -1);
   return {
     query: row.searched,
-    searched: { terms: kept.map((w) => w.term), pairs: pairsOf((w) => w.lexemes), adjacent: pairs.every((w) => w.adjacent === true) },
+    searched: { terms: kept.map((w) => w.term), pairs: pairsOf((w) => w.lexemes), adjacent: pairs.every((w) => w.adjacent === true), together: row.together },
     uncorrected: uncorrected
-      ? { terms: kept.map((w) => termOf(w.stem, w.plain)), pairs: pairsOf((w) => w.plain), adjacent: pairs.every((w) => w.adjacentPlain === true) }
+      ? { terms: kept.map((w) => termOf(w.stem, w.plain)), pairs: pairsOf((w) => w.plain), adjacent: pairs.every((w) => w.adjacentPlain === true), together: row.togetherPlain }
       : null,
     typed: kept.every((w) => w.typed) ? kept.map((w) => lexemeTerm(w.stem)) : null,
     nameKey: words.every((w) => w.typed) ? words.map((w) => w.stem).join(' ') : null,
@@ -257,8 +280,11 @@ function levelsOf(searched: Resolved, params: Parameters, filters: string[], fro
     if (classes.exactness === 0 && searched.nameKey === null) continue;
     if (classes.exactness === 1 && typed === null) continue;
     if (classes.exactness === 2 && !searched.beyondTyped) continue;
+    const words = classes.typo === 0 ? searched.uncorrected! : searched.searched;
     // No name holds the words adjacent (a pair the dictionary lacks): the level is empty, not read.
-    if (hasPairs && classes.proximity === 0 && !(classes.typo === 0 ? searched.uncorrected! : searched.searched).adjacent) continue;
+    if (hasPairs && classes.proximity === 0 && !words.adjacent) continue;
+    // No name holds every kept word (two of them share no name): the name tier is empty, not read.
+    if (classes.attribute === 0 && !words.together) continue;
     const matching = classes.typo === 0 ? uncorrected! : everything;
     const tier = SEARCH_TIERS[classes.attribute]!;
     const where: string[] = [];

@@ -6,7 +6,7 @@ import { ResolutionMemo } from '../../src/catalog/resolution-memo.ts';
 import type { Resolved } from '../../src/catalog/search-statements.ts';
 
 const resolution = (query: string): Resolved => ({
-  query, searched: { terms: [query], pairs: [], adjacent: true }, uncorrected: null, typed: [query], nameKey: query, corrected: false, beyondTyped: false, implying: null,
+  query, searched: { terms: [query], pairs: [], adjacent: true, together: true }, uncorrected: null, typed: [query], nameKey: query, corrected: false, beyondTyped: false, implying: null,
 });
 
 function remember(memo: ResolutionMemo, words: string[], resolved: Resolved | null, bytes = 100) {

@@ -116,7 +116,7 @@ describe('migrate()', () => {
       expect(row.finished_at).toBeInstanceOf(Date);
     }
 
-    expect(await userTables(url)).toEqual(['api_keys', 'browse_facet_cells', 'browse_size_cells', 'browse_size_pair_cells', 'browse_size_set_cells', 'browse_size_sets', 'features', 'idempotency_keys', 'legacy_sync_products', 'legacy_sync_state', 'load_rejects', 'load_runs', 'photos', 'product_browse', 'product_detail_documents', 'product_style_documents', 'products', 'related', 'search_buckets', 'search_lexemes', 'search_word_facets', 'skus', 'styles']);
+    expect(await userTables(url)).toEqual(['api_keys', 'browse_facet_cells', 'browse_size_cells', 'browse_size_pair_cells', 'browse_size_set_cells', 'browse_size_sets', 'features', 'idempotency_keys', 'legacy_sync_products', 'legacy_sync_state', 'load_rejects', 'load_runs', 'photos', 'product_browse', 'product_detail_documents', 'product_style_documents', 'products', 'related', 'search_buckets', 'search_lexemes', 'search_name_pairs', 'search_word_facets', 'skus', 'styles']);
   });
 
   it('applies nothing the second time', async () => {

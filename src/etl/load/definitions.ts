@@ -9,10 +9,10 @@ export const CATALOG_TABLES = ['products', 'features', 'styles', 'photos', 'skus
 /**
  * Tables derived from the catalogue (no file, no id sequence), rebuilt and
  * swapped in with it: the style and detail documents, and the browse read model
- * (docs/browse.md: browse rows, facet cells, search lexemes, the counts kept
- * for common words).
+ * (docs/browse.md: browse rows, facet cells, search lexemes, the words found
+ * together in names, the counts kept for common words).
  */
-export const READ_MODEL_TABLES = ['product_style_documents', 'product_detail_documents', 'search_buckets', 'product_browse', 'browse_facet_cells', 'browse_size_cells', 'browse_size_sets', 'browse_size_set_cells', 'browse_size_pair_cells', 'search_lexemes', 'search_word_facets'] as const;
+export const READ_MODEL_TABLES = ['product_style_documents', 'product_detail_documents', 'search_buckets', 'product_browse', 'browse_facet_cells', 'browse_size_cells', 'browse_size_sets', 'browse_size_set_cells', 'browse_size_pair_cells', 'search_lexemes', 'search_name_pairs', 'search_word_facets'] as const;
 /**
  * Read-model tables whose rows the loader builds with the triggers' own
  * function, an upsert (ON CONFLICT on the key): their keys are built before

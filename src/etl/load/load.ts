@@ -222,6 +222,8 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   tasks.unshift({ name: 'search_buckets:rows', kind: 'search order', after: analyzed('products', 'related'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_search_buckets()`) });
   const named = (prefix: string) => tasks.filter((t) => t.name.startsWith(prefix)).map((t) => t.name);
   tasks.push({ name: 'browse aggregates', kind: 'browse aggregates', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
+  // Beside the aggregates: the distinct names' word pairs.
+  tasks.push({ name: 'search_name_pairs:rows', kind: 'browse aggregates', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_search_name_pairs()`) });
   // Beside the aggregates, not after them: it counts the words itself (one pass over the documents).
   tasks.push({
     name: 'search_word_facets:rows', kind: 'word counts', after: named('product_browse:rows'),
