@@ -41,9 +41,9 @@ export interface Matching {
   /** Every pair has a lexeme in the dictionary: else no name holds the words adjacent (the proximity rule's first class is empty). */
   adjacent: boolean;
   /**
-   * Each kept word and the next kept one stand together in some name
-   * (search_name_pairs): else no name holds every kept word, and the
-   * attribute rule's first class (the name tier) is empty.
+   * Every two kept words stand together in some name (search_name_pairs):
+   * else no name holds every kept word, and the attribute rule's first
+   * class (the name tier) is empty.
    */
   together: boolean;
 }
@@ -124,8 +124,8 @@ const pairFound = (pairs: { table: string; column: string }, first: string, next
  * it is TYPO_COMMONER times as common. A bare number is never corrected.
  * Then the cost budget (SEARCH_POSTINGS_SHARE) keeps the rarest words.
  * Each word and the next are looked up among the names' adjacent pairs (the
- * proximity rule), and each kept word and the next kept one among the words
- * found together in a name (search_name_pairs: the name tier).
+ * proximity rule), and every two kept words among the words found together
+ * in a name (search_name_pairs: the name tier).
  */
 export function resolveStatement(words: readonly string[]): BrowseStatement {
   const text = `
@@ -181,19 +181,17 @@ export function resolveStatement(words: readonly string[]): BrowseStatement {
     ), beside AS (
       SELECT k.*, lead(k.n) OVER w AS next_n, lead(k.stem) OVER w AS next_stem, lead(k.lexemes) OVER w AS next_lexemes, lead(k.plain) OVER w AS next_plain
       FROM kept k WINDOW w AS (ORDER BY k.n)
-    ), kept_beside AS ( -- each kept word and the next kept one
-      SELECT k.*, lead(k.n) OVER w AS next_n, lead(k.stem) OVER w AS next_stem, lead(k.lexemes) OVER w AS next_lexemes, lead(k.plain) OVER w AS next_plain
-      FROM kept k WHERE k.kept WINDOW w AS (ORDER BY k.n)
     )
     SELECT (SELECT string_agg(k.term, ' & ' ORDER BY k.n) FILTER (WHERE k.kept) FROM kept k)::tsquery::text AS searched,
       (SELECT json_agg(json_build_object('stem', k.stem, 'typed', k.typed, 'term', k.term::tsquery::text, 'lexemes', k.lexemes, 'plain', k.plain,
         'documents', k.documents, 'kept', k.kept,
         'adjacent', CASE WHEN k.next_n IS NOT NULL THEN ${pairFound(ADJACENT_IN_NAMES, 'coalesce(k.lexemes, ARRAY[k.stem])', 'k.next_lexemes', 'k.next_stem')} END,
         'adjacentPlain', CASE WHEN k.next_n IS NOT NULL THEN ${pairFound(ADJACENT_IN_NAMES, 'coalesce(k.plain, ARRAY[k.stem])', 'k.next_plain', 'k.next_stem')} END) ORDER BY k.n) FROM beside k) AS words,
-      (SELECT coalesce(bool_and(${pairFound(TOGETHER_IN_NAMES, 'coalesce(k.lexemes, ARRAY[k.stem])', 'k.next_lexemes', 'k.next_stem')}), true)
-        FROM kept_beside k WHERE k.next_n IS NOT NULL) AS together,
-      (SELECT coalesce(bool_and(${pairFound(TOGETHER_IN_NAMES, 'coalesce(k.plain, ARRAY[k.stem])', 'k.next_plain', 'k.next_stem')}), true)
-        FROM kept_beside k WHERE k.next_n IS NOT NULL) AS "togetherPlain"`;
+      -- Every two kept words (the later one may be the last word, a prefix).
+      (SELECT coalesce(bool_and(${pairFound(TOGETHER_IN_NAMES, 'a.lexemes', 'b.lexemes', 'b.stem')}), true)
+        FROM kept a JOIN kept b ON a.n < b.n WHERE a.kept AND b.kept) AS together,
+      (SELECT coalesce(bool_and(${pairFound(TOGETHER_IN_NAMES, 'a.plain', 'b.plain', 'b.stem')}), true)
+        FROM kept a JOIN kept b ON a.n < b.n WHERE a.kept AND b.kept) AS "togetherPlain"`;
   return named('browse_resolve', text, [words]);
 }
 
