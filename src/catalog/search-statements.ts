@@ -91,22 +91,30 @@ const sortedLetters = (expression: string) => `(SELECT string_agg(c, '' ORDER BY
 /** SQL: the dictionary's lexemes starting with a text expression (not the name's pair lexemes, which hold a space). */
 const startingWith = (expression: string) => `l.lexeme >= ${expression} AND l.lexeme < ${expression} || chr(1114111) AND starts_with(l.lexeme, ${expression}) AND strpos(l.lexeme, ' ') = 0`;
 
-/** Where pairs of words are looked up: the names' adjacent pairs (lexemes of the dictionary), and every two words found together in a name. */
-const ADJACENT_IN_NAMES = { table: 'search_lexemes', column: 'lexeme' } as const;
-const TOGETHER_IN_NAMES = { table: 'search_name_pairs', column: 'pair' } as const;
+/**
+ * Where pairs of words are looked up: the names' adjacent pairs (lexemes of
+ * the dictionary), and every two words found together in a name. `oneWord`:
+ * one word of a name can match both searched words ('coats coat', 'coat c',
+ * a word and its correction to the other), which search_name_pairs, pairs of
+ * two different words, never holds; an adjacent pair is two positions, so
+ * the dictionary holds 'coat coat' when a name does.
+ */
+const ADJACENT_IN_NAMES = { table: 'search_lexemes', column: 'lexeme', oneWord: false } as const;
+const TOGETHER_IN_NAMES = { table: 'search_name_pairs', column: 'pair', oneWord: true } as const;
 
 /**
  * SQL: whether `pairs` (as pairs are written, "a b") holds any of the
  * lexemes `first` and any of `next`, or, when `next` is null (a prefix),
  * one starting with a lexeme of `first` and `nextStem`: for the adjacent
- * pairs, the lexemes pairsOf searches.
+ * pairs, the lexemes pairsOf searches. With `oneWord`, also whether a
+ * lexeme of `first` is one of `next` (or starts with `nextStem`).
  */
-const pairFound = (pairs: { table: string; column: string }, first: string, next: string, nextStem: string) => {
+const pairFound = (pairs: { table: string; column: string; oneWord: boolean }, first: string, next: string, nextStem: string) => {
   const pair = `l.${pairs.column}`;
   return `CASE WHEN ${next} IS NULL
-    THEN EXISTS (SELECT 1 FROM unnest(${first}) x, LATERAL (SELECT 1 FROM ${pairs.table} l
+    THEN ${pairs.oneWord ? `EXISTS (SELECT 1 FROM unnest(${first}) x WHERE starts_with(x, ${nextStem})) OR ` : ''}EXISTS (SELECT 1 FROM unnest(${first}) x, LATERAL (SELECT 1 FROM ${pairs.table} l
       WHERE ${pair} >= x || ' ' || ${nextStem} AND ${pair} < x || ' ' || ${nextStem} || chr(1114111) AND starts_with(${pair}, x || ' ' || ${nextStem}) LIMIT 1) f)
-    ELSE EXISTS (SELECT 1 FROM unnest(${first}) x, unnest(${next}) y, LATERAL (SELECT 1 FROM ${pairs.table} l
+    ELSE ${pairs.oneWord ? `${first} && ${next} OR ` : ''}EXISTS (SELECT 1 FROM unnest(${first}) x, unnest(${next}) y, LATERAL (SELECT 1 FROM ${pairs.table} l
       WHERE ${pair} >= x || ' ' || y AND ${pair} <= x || ' ' || y LIMIT 1) f) END`;
 };
 

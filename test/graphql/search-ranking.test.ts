@@ -5,7 +5,7 @@
 // ties go to the most popular (related rows naming it), then the lowest id.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SearchProductsDocument, type SearchProductsQuery } from '../../src/generated/graphql/operations/graphql.ts';
-import { classesOf, levelOf, possibleLevels, RANK_LEVELS, RANKING_RULES, rankOf, SEARCH_TIERS } from '../../src/catalog/search-rules.ts';
+import { classesOf, levelOf, possibleLevels, PREFIX_EXPANSION, RANK_LEVELS, RANKING_RULES, rankOf, SEARCH_TIERS } from '../../src/catalog/search-rules.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { searchQuality } from '../../bench/lib/search-quality.ts';
 import { searchWords } from '../../src/catalog/browse-input.ts';
@@ -169,6 +169,34 @@ describe('the ranking rules', () => {
       expect(classesOf(Number(first!.sortKey.split('.')[0])).attribute).toBe(0);
     } finally {
       await catalogue.direct.rows(`DELETE FROM products WHERE id = $1`, [id]);
+    }
+  });
+
+  it('read the name tier when one word of a name matches two searched words (the same stem, a completion or a prefix of it), with the same answer', async () => {
+    const resolve = async (query: string) => {
+      const statement = resolveStatement(searchWords(query));
+      return resolvedOf((await catalogue.direct.rows<Parameters<typeof resolvedOf>[0] & object>(statement.text, statement.values))[0])!;
+    };
+    const page = async (resolved: Resolved) => {
+      const statement = searchStatement(resolved, {}, undefined, 50, { snippets: true });
+      return catalogue.direct.rows<{ id: number; name: string; sortKey: string }>(statement.text, statement.values);
+    };
+    // More than PREFIX_EXPANSION words start with 'quix' (so it is searched as a prefix), each a product's whole name.
+    const quix = await catalogue.direct.rows<{ id: number }>(`INSERT INTO products (name, slogan, description, category, default_price)
+      SELECT 'Quix' || chr(97 + i), 'Made well', 'Dry.', 'Coats', 50 FROM generate_series(0, $1::int) i RETURNING id`, [PREFIX_EXPANSION]);
+    try {
+      // search_name_pairs holds pairs of two different words: none of these names has one of the searched words.
+      for (const [query, name] of [['plinths plinth', 'Quorvel Plinth'], ['plinth plin', 'Quorvel Plinth'], ['quixa quix', 'Quixa']] as const) {
+        const resolved = await resolve(query);
+        expect(resolved.searched.terms, query).toHaveLength(2); // both words searched, none left out by the cost budget
+        const every = { ...resolved, searched: { ...resolved.searched, together: true }, uncorrected: resolved.uncorrected && { ...resolved.uncorrected, together: true } };
+        const rows = await page(resolved);
+        expect(rows, query).toEqual(await page(every));
+        expect(rows.map((row) => row.name), query).toContain(name);
+        expect(classesOf(Number(rows[0]!.sortKey.split('.')[0])).attribute, query).toBe(0);
+      }
+    } finally {
+      await catalogue.direct.rows(`DELETE FROM products WHERE id = ANY($1)`, [quix.map((row) => row.id)]);
     }
   });
 
