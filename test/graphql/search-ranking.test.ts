@@ -9,7 +9,7 @@ import { classesOf, levelOf, possibleLevels, PREFIX_EXPANSION, RANK_LEVELS, RANK
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { searchQuality } from '../../bench/lib/search-quality.ts';
 import { searchWords } from '../../src/catalog/browse-input.ts';
-import { type Resolved, resolvedOf, resolveStatement, searchStatement } from '../../src/catalog/search-statements.ts';
+import { type Matching, type Resolved, resolvedOf, resolveStatement, searchStatement } from '../../src/catalog/search-statements.ts';
 
 const catalogue = useTestCatalogue();
 const client = useTestClient(catalogue);
@@ -62,6 +62,26 @@ beforeAll(async () => {
   await catalogue.direct.rows(`UPDATE search_lexemes SET documents = CASE lexeme WHEN 'quorvel' THEN 200 ELSE 1 END WHERE lexeme IN ('quorvel', 'quorvl')`);
 });
 
+/** A search's words resolved (resolveStatement) straight on the test catalogue: no memo. */
+async function resolve(query: string): Promise<Resolved> {
+  const statement = resolveStatement(searchWords(query));
+  return resolvedOf((await catalogue.direct.rows<Parameters<typeof resolvedOf>[0] & object>(statement.text, statement.values))[0])!;
+}
+
+/** The first 50 results of a resolution, and how many levels its statement reads. */
+async function page(resolved: Resolved) {
+  const statement = searchStatement(resolved, {}, undefined, 50, { snippets: true });
+  const rows = await catalogue.direct.rows<{ id: number; name: string; sortKey: string }>(statement.text, statement.values);
+  return { levels: statement.text.match(/SELECT \d+ AS level/g)!.length, rows };
+}
+
+/** The resolution as if the dictionaries said `assumed` of its words, with and without corrections: every level such a shortcut leaves out is read. */
+const assuming = (resolved: Resolved, assumed: Partial<Pick<Matching, 'adjacent' | 'together'>>): Resolved => ({
+  ...resolved,
+  searched: { ...resolved.searched, ...assumed },
+  uncorrected: resolved.uncorrected && { ...resolved.uncorrected, ...assumed },
+});
+
 describe('the ranking rules', () => {
   it('put the exact name first, adjacent words above the same words apart, a name match above a description match', async () => {
     const { edges } = await searchAll('quorvel plinth');
@@ -100,14 +120,6 @@ describe('the ranking rules', () => {
   });
 
   it('leave out the levels of adjacent words when no name holds them adjacent (a pair the dictionary lacks), with the same answer', async () => {
-    const resolve = async (query: string) => {
-      const statement = resolveStatement(searchWords(query));
-      return resolvedOf((await catalogue.direct.rows<Parameters<typeof resolvedOf>[0] & object>(statement.text, statement.values))[0])!;
-    };
-    const page = async (resolved: Resolved) => {
-      const statement = searchStatement(resolved, {}, undefined, 50, { snippets: true });
-      return { levels: statement.text.match(/SELECT \d+ AS level/g)!.length, rows: await catalogue.direct.rows(statement.text, statement.values) };
-    };
     const cases = [
       ['plinth quorvel', true, true], // "Plinth by Quorvel": the stop word does not count
       ['coat quorvel', false, false], // "Quorvel Coat" has them the other way round
@@ -117,8 +129,8 @@ describe('the ranking rules', () => {
       const resolved = await resolve(query);
       expect([resolved.searched.adjacent, resolved.uncorrected?.adjacent], query).toEqual([adjacent, adjacentAsTyped]);
       // The name tier read either way (search_name_pairs leaves it out when two words share no name: the next test).
-      const inNames = { ...resolved, searched: { ...resolved.searched, together: true }, uncorrected: resolved.uncorrected && { ...resolved.uncorrected, together: true } };
-      const every = { ...inNames, searched: { ...inNames.searched, adjacent: true }, uncorrected: inNames.uncorrected && { ...inNames.uncorrected, adjacent: true } };
+      const inNames = assuming(resolved, { together: true });
+      const every = assuming(inNames, { adjacent: true });
       const [skipping, reading] = [await page(inNames), await page(every)];
       expect(skipping.rows.length, query).toBeGreaterThan(0);
       expect(skipping.rows, query).toEqual(reading.rows);
@@ -127,14 +139,6 @@ describe('the ranking rules', () => {
   });
 
   it('leave out the name tier when two kept words share no name (search_name_pairs), with the same answer, and read it once a write puts them together', async () => {
-    const resolve = async (query: string) => {
-      const statement = resolveStatement(searchWords(query));
-      return resolvedOf((await catalogue.direct.rows<Parameters<typeof resolvedOf>[0] & object>(statement.text, statement.values))[0])!;
-    };
-    const page = async (resolved: Resolved) => {
-      const statement = searchStatement(resolved, {}, undefined, 50, { snippets: true });
-      return { levels: statement.text.match(/SELECT \d+ AS level/g)!.length, rows: await catalogue.direct.rows<{ id: number; sortKey: string }>(statement.text, statement.values) };
-    };
     // The dictionary holds every two words of every name, whether the loader or the triggers wrote the row.
     const missing = async () => (await catalogue.direct.one<{ missing: number; names: number }>(`
       SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM search_name_pairs p WHERE p.pair = a || ' ' || b))::int AS missing, count(DISTINCT w.product_id)::int AS names
@@ -151,7 +155,7 @@ describe('the ranking rules', () => {
     for (const [query, together, togetherAsTyped] of cases) {
       const resolved = await resolve(query);
       expect([resolved.searched.together, resolved.uncorrected?.together], query).toEqual([together, togetherAsTyped]);
-      const every = { ...resolved, searched: { ...resolved.searched, together: true }, uncorrected: resolved.uncorrected && { ...resolved.uncorrected, together: true } };
+      const every = assuming(resolved, { together: true });
       const [skipping, reading] = [await page(resolved), await page(every)];
       expect(skipping.rows.length, query).toBeGreaterThan(0);
       expect(skipping.rows, query).toEqual(reading.rows);
@@ -173,14 +177,6 @@ describe('the ranking rules', () => {
   });
 
   it('read the name tier when one word of a name matches two searched words (the same stem, a completion or a prefix of it), with the same answer', async () => {
-    const resolve = async (query: string) => {
-      const statement = resolveStatement(searchWords(query));
-      return resolvedOf((await catalogue.direct.rows<Parameters<typeof resolvedOf>[0] & object>(statement.text, statement.values))[0])!;
-    };
-    const page = async (resolved: Resolved) => {
-      const statement = searchStatement(resolved, {}, undefined, 50, { snippets: true });
-      return catalogue.direct.rows<{ id: number; name: string; sortKey: string }>(statement.text, statement.values);
-    };
     // More than PREFIX_EXPANSION words start with 'quix' (so it is searched as a prefix), each a product's whole name.
     const quix = await catalogue.direct.rows<{ id: number }>(`INSERT INTO products (name, slogan, description, category, default_price)
       SELECT 'Quix' || chr(97 + i), 'Made well', 'Dry.', 'Coats', 50 FROM generate_series(0, $1::int) i RETURNING id`, [PREFIX_EXPANSION]);
@@ -189,9 +185,9 @@ describe('the ranking rules', () => {
       for (const [query, name] of [['plinths plinth', 'Quorvel Plinth'], ['plinth plin', 'Quorvel Plinth'], ['quixa quix', 'Quixa']] as const) {
         const resolved = await resolve(query);
         expect(resolved.searched.terms, query).toHaveLength(2); // both words searched, none left out by the cost budget
-        const every = { ...resolved, searched: { ...resolved.searched, together: true }, uncorrected: resolved.uncorrected && { ...resolved.uncorrected, together: true } };
-        const rows = await page(resolved);
-        expect(rows, query).toEqual(await page(every));
+        const every = assuming(resolved, { together: true });
+        const { rows } = await page(resolved);
+        expect(rows, query).toEqual((await page(every)).rows);
         expect(rows.map((row) => row.name), query).toContain(name);
         expect(classesOf(Number(rows[0]!.sortKey.split('.')[0])).attribute, query).toBe(0);
       }
