@@ -47,6 +47,11 @@ export function writeContention(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'WRITE_CONTENTION' } });
 }
 
+/** A `data:load` is replacing the catalogue: 503 with Retry-After (http-status.ts), nothing written. */
+export function catalogueReloading(message: string, retryAfterSeconds: number): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'CATALOGUE_RELOADING', retryAfter: retryAfterSeconds } });
+}
+
 /** A REST 404's equivalent for a mutation. */
 export function notFound(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
@@ -67,7 +72,7 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE', 'OPERATION_NOT_TRUSTED',
   'UNAUTHENTICATED', 'RATE_LIMITED',
   ...LIMIT_CODES,
-  'IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'WRITE_CONTENTION', 'LEGACY_UNAVAILABLE',
+  'IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'WRITE_CONTENTION', 'CATALOGUE_RELOADING', 'LEGACY_UNAVAILABLE',
 ]);
 
 /** graphql-js's hint at the end of a message, as Apollo's own suggestion masking matches it. */

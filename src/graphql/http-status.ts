@@ -4,7 +4,8 @@
 // - The operation ran (the response has `data`, null or partial): 200, under
 //   either media type. A field's BAD_USER_INPUT, NOT_FOUND or CONFLICT is in
 //   `errors` beside the data; clients read `extensions.code`.
-// - Postgres unavailable, a write given up for contention, or (sidecar mode)
+// - Postgres unavailable, a write given up for contention or refused during a
+//   reload (CATALOGUE_RELOADING), or (sidecar mode)
 //   the legacy service unable to take a write (LEGACY_UNAVAILABLE): 503 with
 //   Retry-After, and no `data` (nothing usable was read, nothing was written):
 //   the status a load balancer or a retry policy acts on.
@@ -54,7 +55,8 @@ export function answersGraphqlResponseJson(http: HTTPGraphQLRequest | undefined)
 function retryAfter(codes: Set<unknown>, errors: readonly { extensions?: Record<string, unknown> }[] | undefined): number | undefined {
   if (codes.has('SERVICE_UNAVAILABLE')) return RETRY_AFTER_SECONDS;
   // Sidecar mode: the legacy service could not take a write; it says how long (or the client's default).
-  if (codes.has('LEGACY_UNAVAILABLE')) {
+  // A reload (data:load) says how long too.
+  if (codes.has('LEGACY_UNAVAILABLE') || codes.has('CATALOGUE_RELOADING')) {
     const hinted = errors?.map((error) => error.extensions?.retryAfter).find((value): value is number => typeof value === 'number');
     return hinted ?? RETRY_AFTER_SECONDS;
   }

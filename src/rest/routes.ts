@@ -8,7 +8,7 @@ import type { ProductPages } from '../catalog/listing-anchors.ts';
 import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/idempotency.ts';
 import { type CatalogService, type ProductCreate, VersionMismatch, type WrittenProduct } from '../catalog/service.ts';
 import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
-import { CONTENTION_RETRY_AFTER_SECONDS, WriteContention } from '../db/writes/transaction.ts';
+import { WriteContention } from '../db/writes/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
 import { registerJsonParser } from '../http/json-input.ts';
@@ -206,7 +206,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
       if (error instanceof VersionMismatch) return reply.code(412).header('etag', productETag(error.currentVersion)).send({ error: error.message });
       if (error instanceof PreconditionRequired) return reply.code(428).send({ error: error.message });
       if (error instanceof WriteContention) {
-        return reply.code(503).header('retry-after', String(CONTENTION_RETRY_AFTER_SECONDS)).send({ error: error.message });
+        return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.message });
       }
       if (isDatabaseUnavailable(error)) {
         request.log.warn({ requestId: request.id, reason: error.message }, 'database unavailable in a REST route');

@@ -71,9 +71,37 @@ export const CONTENTION_RETRY_AFTER_SECONDS = 1;
  * nothing was written; the client may try again (503 with Retry-After).
  */
 export class WriteContention extends Error {
-  constructor(what: string, cause: unknown) {
-    super(`${what} is being changed by other requests right now; nothing was written, try again shortly`, { cause });
+  /** Seconds the client should wait before sending the write again. */
+  readonly retryAfterSeconds: number = CONTENTION_RETRY_AFTER_SECONDS;
+
+  constructor(what: string, cause: unknown, message = `${what} is being changed by other requests right now; nothing was written, try again shortly`) {
+    super(message, { cause });
     this.name = 'WriteContention';
+  }
+}
+
+/**
+ * The advisory lock a `data:load` holds exclusively from its start to its
+ * swap's commit (src/etl/load/load.ts), and every write transaction shares
+ * for its own life: a load replaces every catalogue table with the files', so
+ * a write committed during it would be acknowledged, then undone at the
+ * swap. Writes are refused instead; a load killed mid-way ends its session,
+ * and Postgres drops the lock with it.
+ */
+export const CATALOGUE_WRITES_LOCK = 72707371;
+/** Sent with every write's BEGIN: false while a load holds CATALOGUE_WRITES_LOCK (or waits for it). */
+const WRITABLE = `SELECT pg_try_advisory_xact_lock_shared(${CATALOGUE_WRITES_LOCK}) AS writable`;
+
+/** How long a client should wait before sending a write refused during a reload (a full-scale load takes minutes). */
+export const RELOAD_RETRY_AFTER_SECONDS = 30;
+
+/** A `data:load` is replacing the catalogue: nothing was written (503 with Retry-After). */
+export class CatalogueReloading extends WriteContention {
+  override readonly retryAfterSeconds = RELOAD_RETRY_AFTER_SECONDS;
+
+  constructor() {
+    super('the catalogue', undefined, `the catalogue is being reloaded (data:load): writes are refused until the new catalogue is swapped in; nothing was written, try again in ${RELOAD_RETRY_AFTER_SECONDS} s`);
+    this.name = 'CatalogueReloading';
   }
 }
 
@@ -114,6 +142,7 @@ export class Transactions {
       try {
         return await this.once(work, options.opening);
       } catch (error) {
+        if (error instanceof CatalogueReloading) throw error;
         if (isLockTimeout(error)) throw new WriteContention(what, error);
         const retryable = isWriteConflict(error) || (options.retryAlso?.(error) ?? false);
         if (!retryable) throw error;
@@ -129,10 +158,11 @@ export class Transactions {
     let broken: Error | undefined;
     try {
       // Several statements in one simple-protocol message: each its own result, in order.
-      const begun = await client.query(opening === undefined ? 'BEGIN' : `BEGIN; ${opening}`) as unknown as pg.QueryResult | pg.QueryResult[];
+      const begun = await client.query(`BEGIN; ${WRITABLE}${opening === undefined ? '' : `; ${opening}`}`) as unknown as pg.QueryResult[];
+      if (begun[1]?.rows[0]?.writable !== true) throw new CatalogueReloading();
       const tx: TransactionClient = {
         query: async <Row>({ name, text }: Statement, values: unknown[]) => (await client.query({ name, text, values })).rows as Row[],
-        opened: Array.isArray(begun) ? begun[1]?.rows ?? [] : [],
+        opened: begun[2]?.rows ?? [],
       };
       const result = await work(tx);
       await client.query('COMMIT');

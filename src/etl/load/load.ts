@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../db/server/migrate.ts';
-import { isWriteConflict } from '../../db/writes/transaction.ts';
+import { CATALOGUE_WRITES_LOCK, isWriteConflict } from '../../db/writes/transaction.ts';
 import { NOTIFY_REPLACED } from '../../cache/change-feed.ts';
 import { Progress, type ProgressOptions } from '../progress.ts';
 import { IdSet } from './id-set.ts';
@@ -40,6 +40,28 @@ const LOAD_LOCK = 72707370;
 const NO_AUTOVACUUM = 'autovacuum_enabled = false, toast.autovacuum_enabled = false';
 /** Times the swap is tried when a concurrent write deadlocks with it. */
 const SWAP_ATTEMPTS = 5;
+
+/** How long the load waits for the writes under way when it starts (each is bounded by the API's own timeouts). */
+const WRITES_DRAIN_TIMEOUT = '60s';
+
+/**
+ * Makes every API write refuse itself (CatalogueReloading, 503) until this
+ * session lets go: once the lock is granted, no write is in flight and none
+ * can start. A write committed during the load would be lost at the swap,
+ * which replaces every catalogue table with the files'.
+ */
+async function refuseWrites(control: pg.PoolClient): Promise<void> {
+  await control.query('BEGIN');
+  try {
+    await control.query(`SET LOCAL lock_timeout = '${WRITES_DRAIN_TIMEOUT}'`);
+    // A session lock: held past this transaction, to the swap's commit (or the session's end).
+    await control.query('SELECT pg_advisory_lock($1)', [CATALOGUE_WRITES_LOCK]);
+    await control.query('COMMIT');
+  } catch (error) {
+    await control.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
 
 export interface LoadOptions {
   databaseUrl: string;
@@ -385,6 +407,8 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     if (existingProducts > 0 && !options.replace) {
       throw new LoadError(`the catalogue already has ${existingProducts.toLocaleString('en-US')} products; pass --replace to replace it`);
     }
+    await refuseWrites(control);
+    if (existingProducts > 0) log('writes to the catalogue are refused (503, Retry-After) until the new catalogue is swapped in');
     const definitions = await liveDefinitions(control, STAGING_SCHEMA);
     const { rows: [run] } = await control.query<{ id: number }>(
       `INSERT INTO load_runs (source_dir, status) VALUES ($1, 'running') RETURNING id`, [dir]);
@@ -500,12 +524,12 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
 
     if (options.beforeSwap) await options.beforeSwap(control);
 
-    // 3. The swap: one short transaction, run again after a deadlock. A
-    //    writer that locked a child table first (a sku inserted, its
+    // 3. The swap: one short transaction, run again after a deadlock. The
+    //    API's writes are refused during a load, but a session of another
+    //    program that locked a child table first (a sku inserted, its
     //    foreign-key check then asking for its style) while the swap holds the
     //    parents and waits for the children completes a cycle, and Postgres
-    //    aborts the swap (2 of 5 loads under 30 writers, an outside run):
-    //    rolled back whole, the swap only has to be tried again.
+    //    aborts the swap: rolled back whole, the swap only has to be tried again.
     const loadRun = runId;
     const swap = async (): Promise<LoadSummary> => {
       await control.query('BEGIN');
@@ -518,10 +542,14 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
       for (const table of CATALOG_TABLES) {
         await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
         await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY public.${table}.id`);
-        await control.query(`SELECT setval('public.${table}_id_seq', COALESCE((SELECT max(id) FROM public.${table}), 1), (SELECT count(*) > 0 FROM public.${table}))`);
+        // Past the loaded rows' ids and every id the sequence has handed out:
+        // a client that kept an id of the replaced catalogue must never find it given to another row.
+        await control.query(`SELECT setval('public.${table}_id_seq', GREATEST(loaded, handed, 1), GREATEST(loaded, handed) > 0)
+          FROM (SELECT COALESCE(max(id), 0) AS loaded FROM public.${table}) AS l,
+               (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS handed FROM public.${table}_id_seq) AS h`);
       }
       await control.query(`DROP SCHEMA ${STAGING_SCHEMA}`);
-      // Idempotency keys name products of the catalogue just replaced (ids are reused).
+      // Idempotency keys name products of the catalogue just replaced (the files may give their ids to other products).
       await control.query('DELETE FROM public.idempotency_keys');
       const counts = {} as Record<Table, number>;
       for (const stats of files) counts[TABLES.find((t) => t.fileName === stats.file)!.table] = stats.loaded;
@@ -585,6 +613,7 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
   } finally {
     progress?.stop();
     cpu.stop();
+    await control.query('SELECT pg_advisory_unlock($1)', [CATALOGUE_WRITES_LOCK]).catch(() => {});
     await control.query('SELECT pg_advisory_unlock($1)', [LOAD_LOCK]).catch(() => {});
     control.release();
     await pool.end();

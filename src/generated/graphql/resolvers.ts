@@ -94,7 +94,8 @@ export type Mutation = {
    * list. Errors with NOT_FOUND for an unknown id. Concurrent writes of one
    * product are applied one after the other; one that cannot get its turn within
    * DATABASE_LOCK_TIMEOUT_MS fails with WRITE_CONTENTION (HTTP 503, Retry-After),
-   * having written nothing.
+   * having written nothing. While the catalogue is being reloaded (data:load),
+   * every write fails with CATALOGUE_RELOADING (HTTP 503, Retry-After).
    */
   updateProduct: Product;
 };

@@ -6,8 +6,8 @@ import { IdempotencyKeyReused, parseIdempotencyKey } from '../../catalog/idempot
 import type { CatalogLoaders } from '../../catalog/loaders.ts';
 import { type ProductCreate, VersionMismatch, type WrittenProduct } from '../../catalog/service.ts';
 import { ValidationError, parseVersion, validateProductWrite } from '../../catalog/validation.ts';
-import { WriteContention } from '../../db/writes/transaction.ts';
-import { badInput, idempotencyKeyReused, legacyUnavailable, notFound, versionConflict, writeContention } from '../errors.ts';
+import { CatalogueReloading, WriteContention } from '../../db/writes/transaction.ts';
+import { badInput, catalogueReloading, idempotencyKeyReused, legacyUnavailable, notFound, versionConflict, writeContention } from '../errors.ts';
 import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../../catalog/source.ts';
 import { parseId } from '../ids.ts';
 
@@ -28,6 +28,7 @@ async function write<T>(run: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof IdempotencyKeyReused) throw idempotencyKeyReused(error.message);
     if (error instanceof VersionMismatch) throw versionConflict(error.message, error.currentVersion);
+    if (error instanceof CatalogueReloading) throw catalogueReloading(error.message, error.retryAfterSeconds);
     if (error instanceof WriteContention) throw writeContention(error.message);
     // Sidecar mode: the legacy service refused (its message), or could not be reached (503, nothing written).
     if (error instanceof LegacyRejected) throw error.status === 404 ? notFound(error.message) : badInput(error.message);
