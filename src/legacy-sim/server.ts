@@ -233,189 +233,300 @@ async function readJson(request: http.IncomingMessage): Promise<unknown> {
   return body.kind === 'json' ? body.value : undefined;
 }
 
-export async function startLegacySimulator(options: LegacySimulatorOptions = {}): Promise<LegacySimulator> {
-  const host = options.host ?? '127.0.0.1';
-  const seed = options.seed ?? 1;
-  const shape: ShapeOptions = { campus: options.campus ?? 'hr-rfp', emptyPlaceholders: options.emptyPlaceholders ?? true };
-  const maxPageSize = options.maxPageSize ?? 100;
-  const logSize = options.requestLogSize ?? 1000;
-  const catalogue = new SimCatalogue({ seed, size: options.products ?? 1000, now: options.now });
-  let faults = checkFaults({
-    overheadMs: options.overheadMs ?? 500,
-    perItemMs: options.perItemMs ?? 0,
-    errorRate: options.errorRate ?? 0,
-    throttleRate: options.throttleRate ?? 0,
-    slowRate: options.slowRate ?? 0,
-    slowMs: options.slowMs ?? 3000,
-    retryAfterSeconds: options.retryAfterSeconds ?? 1,
-  }, {} as FaultSettings);
-  const rng = new Rng(options.faultSeed ?? seed, FAULT_STREAM, 0);
-  let stats = emptyStats();
-  let log: RequestLogEntry[] = [];
-  let seq = 0;
-  let downMode: DownMode | undefined;
-  let upTimer: NodeJS.Timeout | undefined;
-  let closed = false;
+/** What the legacy routes need of the simulator: its catalogue, the shape of its answers, its counters. */
+interface LegacyState {
+  catalogue: SimCatalogue;
+  shape: ShapeOptions;
+  maxPageSize: number;
+  stats: SimStats;
+}
 
-  // Waits that close() cuts short, so a long queue never holds the process.
-  const sleepers = new Set<() => void>();
-  const sleep = (ms: number) => (ms <= 0 || closed ? Promise.resolve() : new Promise<void>((resolve) => {
-    const done = () => { clearTimeout(timer); sleepers.delete(done); resolve(); };
-    const timer = setTimeout(done, ms);
-    sleepers.add(done);
-  }));
-
-  // One request at a time: each handler starts when the previous one has answered.
-  let tail: Promise<void> = Promise.resolve();
-  const serially = (fn: () => Promise<void>) => {
-    const turn = tail.then(fn);
-    tail = turn.catch(() => undefined);
-    return turn;
+/** The legacy answer to a request, as the service computes it (no faults here). */
+function legacyAnswer(state: LegacyState, method: string, route: { key: RouteKey; id?: string }, path: string, query: URLSearchParams, body: Body): Answer {
+  const { catalogue, shape, maxPageSize, stats } = state;
+  const productId = () => positiveInt(route.id, 'product_id');
+  const product = (id: number) => {
+    const found = catalogue.get(id);
+    if (!found) throw new ProductNotFound(id);
+    return found;
   };
-
-  const view = (product: SimProduct): AdminView => ({
-    ...legacyDetail(product, shape),
-    styles: legacyStyles(product, { ...shape, emptyPlaceholders: false }).results,
-    related: catalogue.relatedOf(product),
-  });
-
-  /** The legacy answer to a request, as the service computes it (no faults here). */
-  function legacyAnswer(method: string, route: { key: RouteKey; id?: string }, path: string, query: URLSearchParams, body: Body): Answer {
-    const productId = () => positiveInt(route.id, 'product_id');
-    const product = (id: number) => {
-      const found = catalogue.get(id);
-      if (!found) throw new ProductNotFound(id);
-      return found;
-    };
-    const json = () => {
-      if (body.kind === 'bad') throw body.answer;
-      return body.kind === 'json' ? body.value : undefined;
-    };
-    try {
-      switch (route.key) {
-        case 'GET /products': {
-          const page = positiveInt(queryParam(query, 'page'), 'page', { fallback: DEFAULT_PAGE });
-          const count = positiveInt(queryParam(query, 'count'), 'count', { fallback: Math.min(DEFAULT_PAGE_SIZE, maxPageSize), max: maxPageSize });
-          return { status: 200, body: catalogue.page(page, count).map((p) => legacyListItem(p, shape)) };
-        }
-        case 'GET /products/:product_id':
-          return { status: 200, body: legacyDetail(product(productId()), shape) };
-        case 'GET /products/:product_id/styles':
-          return { status: 200, body: legacyStyles(product(productId()), shape) };
-        case 'GET /products/:product_id/related':
-          return { status: 200, body: catalogue.relatedOf(product(productId())) };
-        case 'POST /products': {
-          const write = validateProductWrite(json(), 'create', REST_NAMES);
-          const created = catalogue.create(write);
-          stats.writes++;
-          return { status: 201, body: legacyDetail(created, shape) };
-        }
-        case 'PUT /products/:product_id': {
-          const value = json();
-          const id = productId();
-          const write = validateProductWrite(value, 'update', REST_NAMES);
-          const updated = catalogue.update(id, write);
-          if (!updated) throw new ProductNotFound(id);
-          stats.writes++;
-          return { status: 200, body: legacyDetail(updated, shape) };
-        }
-        case 'DELETE /products/:product_id': {
-          const id = productId();
-          if (!catalogue.delete(id)) throw new ProductNotFound(id);
-          stats.writes++;
-          return { status: 204 };
-        }
-        default:
-          return error(404, `no route ${method} ${JSON.stringify(path)}`);
+  const json = () => {
+    if (body.kind === 'bad') throw body.answer;
+    return body.kind === 'json' ? body.value : undefined;
+  };
+  try {
+    switch (route.key) {
+      case 'GET /products': {
+        const page = positiveInt(queryParam(query, 'page'), 'page', { fallback: DEFAULT_PAGE });
+        const count = positiveInt(queryParam(query, 'count'), 'count', { fallback: Math.min(DEFAULT_PAGE_SIZE, maxPageSize), max: maxPageSize });
+        return { status: 200, body: catalogue.page(page, count).map((p) => legacyListItem(p, shape)) };
       }
-    } catch (thrown) {
-      if (thrown instanceof BadRequest || thrown instanceof ValidationError) return error(400, thrown.message);
-      if (thrown instanceof NotFoundError) return error(404, thrown.message);
-      if (typeof thrown === 'object' && thrown !== null && 'status' in thrown) return thrown as Answer;
-      console.error('legacy simulator: internal error', thrown);
-      return error(500, 'internal server error');
+      case 'GET /products/:product_id':
+        return { status: 200, body: legacyDetail(product(productId()), shape) };
+      case 'GET /products/:product_id/styles':
+        return { status: 200, body: legacyStyles(product(productId()), shape) };
+      case 'GET /products/:product_id/related':
+        return { status: 200, body: catalogue.relatedOf(product(productId())) };
+      case 'POST /products': {
+        const write = validateProductWrite(json(), 'create', REST_NAMES);
+        const created = catalogue.create(write);
+        stats.writes++;
+        return { status: 201, body: legacyDetail(created, shape) };
+      }
+      case 'PUT /products/:product_id': {
+        const value = json();
+        const id = productId();
+        const write = validateProductWrite(value, 'update', REST_NAMES);
+        const updated = catalogue.update(id, write);
+        if (!updated) throw new ProductNotFound(id);
+        stats.writes++;
+        return { status: 200, body: legacyDetail(updated, shape) };
+      }
+      case 'DELETE /products/:product_id': {
+        const id = productId();
+        if (!catalogue.delete(id)) throw new ProductNotFound(id);
+        stats.writes++;
+        return { status: 204 };
+      }
+      default:
+        return error(404, `no route ${method} ${JSON.stringify(path)}`);
     }
+  } catch (thrown) {
+    if (thrown instanceof BadRequest || thrown instanceof ValidationError) return error(400, thrown.message);
+    if (thrown instanceof NotFoundError) return error(404, thrown.message);
+    if (typeof thrown === 'object' && thrown !== null && 'status' in thrown) return thrown as Answer;
+    console.error('legacy simulator: internal error', thrown);
+    return error(500, 'internal server error');
+  }
+}
+
+function send(response: http.ServerResponse, answer: Answer, head: boolean): void {
+  const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
+  const headers: Record<string, string | number> = { ...answer.headers };
+  if (answer.body !== undefined) {
+    headers['content-type'] = JSON_TYPE;
+    headers['content-length'] = Buffer.byteLength(text);
+  }
+  if (response.destroyed || response.headersSent) return;
+  response.writeHead(answer.status, headers);
+  response.end(head ? undefined : text);
+}
+
+/** A drawn fault's answer: a random 5xx or a throttle. */
+function faultAnswer(kind: 'error' | 'throttle', status: number, retryAfterSeconds: number): Answer {
+  if (kind === 'error') {
+    const headers: Record<string, string> = { 'x-legacy-sim-fault': 'error' };
+    if (status === 503) headers['retry-after'] = String(retryAfterSeconds);
+    return { ...error(status, `simulated ${status} from the legacy simulator`, headers), fault: 'error' };
+  }
+  const seconds = retryAfterSeconds;
+  return {
+    ...error(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, { 'retry-after': String(seconds), 'x-legacy-sim-fault': 'throttle' }),
+    fault: 'throttle',
+  };
+}
+
+/** The simulator: its catalogue, faults, counters and request log, its legacy and admin routes, and its listening socket. */
+class Simulator implements LegacySimulator {
+  url = '';
+  port = 0;
+  readonly catalogue: SimCatalogue;
+  private readonly options: LegacySimulatorOptions;
+  private readonly host: string;
+  private readonly seed: number;
+  private readonly shape: ShapeOptions;
+  private readonly maxPageSize: number;
+  private readonly logSize: number;
+  private readonly rng: Rng;
+  private readonly server: http.Server;
+  private settings: FaultSettings;
+  private counters = emptyStats();
+  private log: RequestLogEntry[] = [];
+  private seq = 0;
+  private downMode: DownMode | undefined;
+  private upTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private listening = false;
+  /** Waits that close() cuts short, so a long queue never holds the process. */
+  private readonly sleepers = new Set<() => void>();
+  /** One request at a time: each handler starts when the previous one has answered. */
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(options: LegacySimulatorOptions) {
+    this.options = options;
+    this.host = options.host ?? '127.0.0.1';
+    this.seed = options.seed ?? 1;
+    this.shape = { campus: options.campus ?? 'hr-rfp', emptyPlaceholders: options.emptyPlaceholders ?? true };
+    this.maxPageSize = options.maxPageSize ?? 100;
+    this.logSize = options.requestLogSize ?? 1000;
+    this.catalogue = new SimCatalogue({ seed: this.seed, size: options.products ?? 1000, now: options.now });
+    this.settings = checkFaults({
+      overheadMs: options.overheadMs ?? 500,
+      perItemMs: options.perItemMs ?? 0,
+      errorRate: options.errorRate ?? 0,
+      throttleRate: options.throttleRate ?? 0,
+      slowRate: options.slowRate ?? 0,
+      slowMs: options.slowMs ?? 3000,
+      retryAfterSeconds: options.retryAfterSeconds ?? 1,
+    }, {} as FaultSettings);
+    this.rng = new Rng(options.faultSeed ?? this.seed, FAULT_STREAM, 0);
+    this.server = http.createServer((request, response) => {
+      const url = request.url ?? '/';
+      const q = url.indexOf('?');
+      const path = q < 0 ? url : url.slice(0, q);
+      const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+      const handled = path === '/__sim' || path.startsWith('/__sim/') ? this.admin(request, response, path, query) : this.legacy(request, response, path, query);
+      handled.catch((thrown: unknown) => {
+        console.error('legacy simulator: request failed', thrown);
+        if (!response.headersSent) send(response, error(500, 'internal server error'), false);
+      });
+    });
+    this.server.keepAliveTimeout = 5_000;
+  }
+
+  async start(port: number): Promise<void> {
+    await this.listen(port);
+    this.port = (this.server.address() as AddressInfo).port;
+    this.url = `http://${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}`;
+  }
+
+  stats(): SimStats {
+    return structuredClone(this.counters);
+  }
+
+  resetStats(): void {
+    const { active, inFlight } = this.counters;
+    this.counters = { ...emptyStats(), active, inFlight, maxConcurrent: active, maxInFlight: inFlight };
+    this.log = [];
+  }
+
+  requests(): RequestLogEntry[] {
+    return this.log.map((entry) => ({ ...entry }));
+  }
+
+  faults(): FaultSettings {
+    return { ...this.settings };
+  }
+
+  setFaults(change: Partial<FaultSettings>): FaultSettings {
+    return (this.settings = checkFaults(change, this.settings));
+  }
+
+  async down(mode: DownMode = '503', { forMs }: { forMs?: number } = {}): Promise<void> {
+    clearTimeout(this.upTimer);
+    this.downMode = mode;
+    if (mode === 'refuse') await this.stopListening();
+    else if (!this.listening && !this.closed) await this.listen(this.port);
+    if (forMs !== undefined) this.upTimer = setTimeout(() => void this.up(), forMs);
+  }
+
+  async up(): Promise<void> {
+    clearTimeout(this.upTimer);
+    this.downMode = undefined;
+    if (!this.listening && !this.closed) await this.listen(this.port);
+  }
+
+  view(id: number): AdminView | undefined {
+    const product = this.catalogue.get(id);
+    return product ? this.viewOf(product) : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.upTimer);
+    for (const wake of [...this.sleepers]) wake();
+    await this.stopListening();
+  }
+
+  private viewOf(product: SimProduct): AdminView {
+    return {
+      ...legacyDetail(product, this.shape),
+      styles: legacyStyles(product, { ...this.shape, emptyPlaceholders: false }).results,
+      related: this.catalogue.relatedOf(product),
+    };
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (ms <= 0 || this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => { clearTimeout(timer); this.sleepers.delete(done); resolve(); };
+      const timer = setTimeout(done, ms);
+      this.sleepers.add(done);
+    });
+  }
+
+  private serially(fn: () => Promise<void>): Promise<void> {
+    const turn = this.tail.then(fn);
+    this.tail = turn.catch(() => undefined);
+    return turn;
   }
 
   /** A random fault for this turn, or none; three draws every time so the sequence depends on the seed alone. */
-  function drawFault(): { kind?: 'error' | 'throttle'; slow: boolean; status: number } {
-    const u = rng.next();
-    const slow = rng.next() < faults.slowRate;
-    const status = rng.pick(ERROR_STATUSES);
-    const kind = u < faults.errorRate ? 'error' : u < faults.errorRate + faults.throttleRate ? 'throttle' : undefined;
+  private drawFault(): { kind?: 'error' | 'throttle'; slow: boolean; status: number } {
+    const u = this.rng.next();
+    const slow = this.rng.next() < this.settings.slowRate;
+    const status = this.rng.pick(ERROR_STATUSES);
+    const kind = u < this.settings.errorRate ? 'error' : u < this.settings.errorRate + this.settings.throttleRate ? 'throttle' : undefined;
     return { kind, slow, status };
   }
 
-  function send(response: http.ServerResponse, answer: Answer, head: boolean): void {
-    const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
-    const headers: Record<string, string | number> = { ...answer.headers };
-    if (answer.body !== undefined) {
-      headers['content-type'] = JSON_TYPE;
-      headers['content-length'] = Buffer.byteLength(text);
-    }
-    if (response.destroyed || response.headersSent) return;
-    response.writeHead(answer.status, headers);
-    response.end(head ? undefined : text);
-  }
-
-  function record(entry: RequestLogEntry, status: number | 'reset', started: number, fault?: RequestLogEntry['fault']): void {
+  private record(entry: RequestLogEntry, status: number | 'reset', started: number, fault?: RequestLogEntry['fault']): void {
     entry.status = status;
     entry.ms = Date.now() - started;
     if (fault) entry.fault = fault;
-    stats.byStatus[String(status)] = (stats.byStatus[String(status)] ?? 0) + 1;
-    stats.inFlight--;
+    this.counters.byStatus[String(status)] = (this.counters.byStatus[String(status)] ?? 0) + 1;
+    this.counters.inFlight--;
   }
 
-  async function legacy(request: http.IncomingMessage, response: http.ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+  /** Counts and logs a legacy request on arrival. */
+  private received(method: string, url: string, route: RouteKey, started: number): RequestLogEntry {
+    const stats = this.counters;
+    stats.received++;
+    stats.byRoute[route]++;
+    stats.inFlight++;
+    stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+    const entry: RequestLogEntry = { seq: ++this.seq, method, url, route, receivedAt: new Date(started).toISOString() };
+    this.log.push(entry);
+    if (this.log.length > this.logSize) this.log = this.log.slice(-this.logSize);
+    return entry;
+  }
+
+  private async legacy(request: http.IncomingMessage, response: http.ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const started = Date.now();
     const method = request.method ?? 'GET';
     const route = matchRoute(method, path);
-    stats.received++;
-    stats.byRoute[route.key]++;
-    stats.inFlight++;
-    stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
-    const entry: RequestLogEntry = { seq: ++seq, method, url: request.url ?? path, route: route.key, receivedAt: new Date(started).toISOString() };
-    log.push(entry);
-    if (log.length > logSize) log = log.slice(-logSize);
-    if (downMode === '503' || downMode === 'reset') {
-      stats.faults.down++;
-      if (downMode === 'reset') {
-        record(entry, 'reset', started, 'down');
+    const entry = this.received(method, request.url ?? path, route.key, started);
+    if (this.downMode === '503' || this.downMode === 'reset') {
+      this.counters.faults.down++;
+      if (this.downMode === 'reset') {
+        this.record(entry, 'reset', started, 'down');
         request.socket.destroy();
         return;
       }
-      record(entry, 503, started, 'down');
-      send(response, error(503, 'service unavailable', { 'retry-after': String(faults.retryAfterSeconds) }), method === 'HEAD');
+      this.record(entry, 503, started, 'down');
+      send(response, error(503, 'service unavailable', { 'retry-after': String(this.settings.retryAfterSeconds) }), method === 'HEAD');
       return;
     }
     const read = await readBody(request);
-    await serially(async () => {
+    await this.serially(async () => {
+      const stats = this.counters;
       stats.active++;
       stats.maxConcurrent = Math.max(stats.maxConcurrent, stats.active);
       try {
-        await sleep(faults.overheadMs);
-        const fault = drawFault();
-        if (fault.slow) { stats.faults.slow++; await sleep(faults.slowMs); }
+        await this.sleep(this.settings.overheadMs);
+        const fault = this.drawFault();
+        if (fault.slow) { stats.faults.slow++; await this.sleep(this.settings.slowMs); }
         let answer: Answer;
-        if (fault.kind === 'error') {
-          stats.faults.error++;
-          const headers: Record<string, string> = { 'x-legacy-sim-fault': 'error' };
-          if (fault.status === 503) headers['retry-after'] = String(faults.retryAfterSeconds);
-          answer = { ...error(fault.status, `simulated ${fault.status} from the legacy simulator`, headers), fault: 'error' };
-        } else if (fault.kind === 'throttle') {
-          stats.faults.throttle++;
-          const seconds = faults.retryAfterSeconds;
-          answer = {
-            ...error(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, { 'retry-after': String(seconds), 'x-legacy-sim-fault': 'throttle' }),
-            fault: 'throttle',
-          };
+        if (fault.kind !== undefined) {
+          stats.faults[fault.kind]++;
+          answer = faultAnswer(fault.kind, fault.status, this.settings.retryAfterSeconds);
         } else {
           const body = method === 'POST' || method === 'PUT' ? parseBody(request, read) : { kind: 'none' as const };
-          answer = legacyAnswer(method, route, path, query, body);
-          await sleep(itemsIn(answer) * faults.perItemMs);
+          answer = legacyAnswer({ catalogue: this.catalogue, shape: this.shape, maxPageSize: this.maxPageSize, stats }, method, route, path, query, body);
+          await this.sleep(itemsIn(answer) * this.settings.perItemMs);
           if (fault.slow) answer = { ...answer, headers: { ...answer.headers, 'x-legacy-sim-fault': 'slow' }, fault: 'slow' };
         }
-        record(entry, answer.status, started, answer.fault);
+        this.record(entry, answer.status, started, answer.fault);
         send(response, answer, method === 'HEAD');
       } finally {
         stats.active--;
@@ -423,63 +534,10 @@ export async function startLegacySimulator(options: LegacySimulatorOptions = {})
     });
   }
 
-  async function admin(request: http.IncomingMessage, response: http.ServerResponse, path: string, query: URLSearchParams): Promise<void> {
-    const method = request.method ?? 'GET';
+  private async admin(request: http.IncomingMessage, response: http.ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const reply = (answer: Answer) => send(response, answer, false);
-    const productPath = /^\/__sim\/products\/([^/]+)$/.exec(path);
     try {
-      if (method === 'GET' && path === '/__sim/stats') return reply({ status: 200, body: api.stats() });
-      if (method === 'POST' && path === '/__sim/reset-stats') { api.resetStats(); return reply({ status: 200, body: api.stats() }); }
-      if (method === 'GET' && path === '/__sim/requests') {
-        const limit = positiveInt(queryParam(query, 'limit'), 'limit', { fallback: logSize });
-        return reply({ status: 200, body: log.slice(-limit) });
-      }
-      if (method === 'GET' && path === '/__sim/config') return reply({ status: 200, body: config() });
-      if (method === 'POST' && path === '/__sim/faults') {
-        faults = checkFaults((await readJson(request)) ?? {}, faults);
-        return reply({ status: 200, body: config() });
-      }
-      if (method === 'POST' && path === '/__sim/down') {
-        const body = ((await readJson(request)) ?? {}) as { mode?: unknown; forMs?: unknown };
-        const mode = body.mode ?? '503';
-        if (typeof mode !== 'string' || !DOWN_MODES.includes(mode as DownMode)) throw new ValidationError('mode', `must be one of ${DOWN_MODES.join(', ')}`);
-        if (body.forMs !== undefined && (typeof body.forMs !== 'number' || !Number.isInteger(body.forMs) || body.forMs < 1)) throw new ValidationError('forMs', 'must be a positive whole number of milliseconds');
-        if (mode === 'refuse' && body.forMs === undefined) throw new ValidationError('forMs', 'is required with mode "refuse" (nothing answers on this port until then, /__sim/up included)');
-        const forMs = body.forMs as number | undefined;
-        if (mode === 'refuse') {
-          // Answer first, then stop listening.
-          response.once('finish', () => void api.down('refuse', { forMs }));
-          return reply({ status: 200, body: { down: mode, forMs } });
-        }
-        await api.down(mode as DownMode, { forMs });
-        return reply({ status: 200, body: config() });
-      }
-      if (method === 'POST' && path === '/__sim/up') { await api.up(); return reply({ status: 200, body: config() }); }
-      if (method === 'POST' && path === '/__sim/reset-catalogue') { catalogue.reset(); return reply({ status: 200, body: config() }); }
-      if (method === 'POST' && path === '/__sim/products') {
-        const { change } = parseAdminProduct(await readJson(request), 'create');
-        if (change.id !== undefined && catalogue.get(change.id)) throw new ValidationError('id', `product ${change.id} already exists`);
-        return reply({ status: 201, body: view(catalogue.create(change)) });
-      }
-      if (productPath) {
-        const id = positiveInt(decodeURIComponent(productPath[1] as string), 'product_id');
-        if (method === 'GET') {
-          const product = catalogue.get(id);
-          if (!product) throw new ProductNotFound(id);
-          return reply({ status: 200, body: view(product) });
-        }
-        if (method === 'POST') {
-          const { change, touch } = parseAdminProduct(await readJson(request), 'patch');
-          const updated = catalogue.update(id, change, { touch });
-          if (!updated) throw new ProductNotFound(id);
-          return reply({ status: 200, body: view(updated) });
-        }
-        if (method === 'DELETE') {
-          if (!catalogue.delete(id)) throw new ProductNotFound(id);
-          return reply({ status: 204 });
-        }
-      }
-      return reply(error(404, `no admin route ${method} ${JSON.stringify(path)} (see docs/legacy-simulator.md)`));
+      reply(await this.adminAnswer(request, response, path, query));
     } catch (thrown) {
       if (thrown instanceof BadRequest || thrown instanceof ValidationError || thrown instanceof URIError) return reply(error(400, thrown.message));
       if (thrown instanceof NotFoundError) return reply(error(404, thrown.message));
@@ -488,88 +546,108 @@ export async function startLegacySimulator(options: LegacySimulatorOptions = {})
     }
   }
 
-  const server = http.createServer((request, response) => {
-    const url = request.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-    const handler = path === '/__sim' || path.startsWith('/__sim/') ? admin : legacy;
-    handler(request, response, path, query).catch((thrown: unknown) => {
-      console.error('legacy simulator: request failed', thrown);
-      if (!response.headersSent) send(response, error(500, 'internal server error'), false);
-    });
-  });
-  server.keepAliveTimeout = 5_000;
+  private async adminAnswer(request: http.IncomingMessage, response: http.ServerResponse, path: string, query: URLSearchParams): Promise<Answer> {
+    const method = request.method ?? 'GET';
+    const productPath = /^\/__sim\/products\/([^/]+)$/.exec(path);
+    if (method === 'GET' && path === '/__sim/stats') return { status: 200, body: this.stats() };
+    if (method === 'POST' && path === '/__sim/reset-stats') { this.resetStats(); return { status: 200, body: this.stats() }; }
+    if (method === 'GET' && path === '/__sim/requests') {
+      const limit = positiveInt(queryParam(query, 'limit'), 'limit', { fallback: this.logSize });
+      return { status: 200, body: this.log.slice(-limit) };
+    }
+    if (method === 'GET' && path === '/__sim/config') return { status: 200, body: this.config() };
+    if (method === 'POST' && path === '/__sim/faults') {
+      this.settings = checkFaults((await readJson(request)) ?? {}, this.settings);
+      return { status: 200, body: this.config() };
+    }
+    if (method === 'POST' && path === '/__sim/down') return this.adminDown(request, response);
+    if (method === 'POST' && path === '/__sim/up') { await this.up(); return { status: 200, body: this.config() }; }
+    if (method === 'POST' && path === '/__sim/reset-catalogue') { this.catalogue.reset(); return { status: 200, body: this.config() }; }
+    if (method === 'POST' && path === '/__sim/products') {
+      const { change } = parseAdminProduct(await readJson(request), 'create');
+      if (change.id !== undefined && this.catalogue.get(change.id)) throw new ValidationError('id', `product ${change.id} already exists`);
+      return { status: 201, body: this.viewOf(this.catalogue.create(change)) };
+    }
+    if (productPath) {
+      const answer = await this.adminProduct(request, method, positiveInt(decodeURIComponent(productPath[1] as string), 'product_id'));
+      if (answer) return answer;
+    }
+    return error(404, `no admin route ${method} ${JSON.stringify(path)} (see docs/legacy-simulator.md)`);
+  }
 
-  let listening = false;
-  const listen = (port: number) => new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      listening = true;
-      resolve();
-    });
-  });
-  const stopListening = () => new Promise<void>((resolve) => {
-    if (!listening) { resolve(); return; }
-    listening = false;
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  private async adminDown(request: http.IncomingMessage, response: http.ServerResponse): Promise<Answer> {
+    const body = ((await readJson(request)) ?? {}) as { mode?: unknown; forMs?: unknown };
+    const mode = body.mode ?? '503';
+    if (typeof mode !== 'string' || !DOWN_MODES.includes(mode as DownMode)) throw new ValidationError('mode', `must be one of ${DOWN_MODES.join(', ')}`);
+    if (body.forMs !== undefined && (typeof body.forMs !== 'number' || !Number.isInteger(body.forMs) || body.forMs < 1)) throw new ValidationError('forMs', 'must be a positive whole number of milliseconds');
+    if (mode === 'refuse' && body.forMs === undefined) throw new ValidationError('forMs', 'is required with mode "refuse" (nothing answers on this port until then, /__sim/up included)');
+    const forMs = body.forMs as number | undefined;
+    if (mode === 'refuse') {
+      // Answer first, then stop listening.
+      response.once('finish', () => void this.down('refuse', { forMs }));
+      return { status: 200, body: { down: mode, forMs } };
+    }
+    await this.down(mode as DownMode, { forMs });
+    return { status: 200, body: this.config() };
+  }
 
-  await listen(options.port ?? 0);
-  const port = (server.address() as AddressInfo).port;
-  const displayHost = host.includes(':') ? `[${host}]` : host;
+  /** GET, POST (patch) or DELETE /__sim/products/:id; undefined for another method. */
+  private async adminProduct(request: http.IncomingMessage, method: string, id: number): Promise<Answer | undefined> {
+    if (method === 'GET') {
+      const product = this.catalogue.get(id);
+      if (!product) throw new ProductNotFound(id);
+      return { status: 200, body: this.viewOf(product) };
+    }
+    if (method === 'POST') {
+      const { change, touch } = parseAdminProduct(await readJson(request), 'patch');
+      const updated = this.catalogue.update(id, change, { touch });
+      if (!updated) throw new ProductNotFound(id);
+      return { status: 200, body: this.viewOf(updated) };
+    }
+    if (method === 'DELETE') {
+      if (!this.catalogue.delete(id)) throw new ProductNotFound(id);
+      return { status: 204 };
+    }
+    return undefined;
+  }
 
-  function config() {
+  private config() {
     return {
-      url: `http://${displayHost}:${port}`,
-      products: catalogue.count,
-      seed,
-      faultSeed: options.faultSeed ?? seed,
-      campus: shape.campus,
-      emptyPlaceholders: shape.emptyPlaceholders,
-      maxPageSize,
-      faults,
-      down: downMode ?? null,
+      url: this.url,
+      products: this.catalogue.count,
+      seed: this.seed,
+      faultSeed: this.options.faultSeed ?? this.seed,
+      campus: this.shape.campus,
+      emptyPlaceholders: this.shape.emptyPlaceholders,
+      maxPageSize: this.maxPageSize,
+      faults: this.settings,
+      down: this.downMode ?? null,
     };
   }
 
-  const api: LegacySimulator = {
-    url: `http://${displayHost}:${port}`,
-    port,
-    catalogue,
-    stats: () => structuredClone(stats),
-    resetStats: () => {
-      const { active, inFlight } = stats;
-      stats = { ...emptyStats(), active, inFlight, maxConcurrent: active, maxInFlight: inFlight };
-      log = [];
-    },
-    requests: () => log.map((entry) => ({ ...entry })),
-    faults: () => ({ ...faults }),
-    setFaults: (change) => (faults = checkFaults(change, faults)),
-    async down(mode = '503', { forMs } = {}) {
-      clearTimeout(upTimer);
-      downMode = mode;
-      if (mode === 'refuse') await stopListening();
-      else if (!listening && !closed) await listen(port);
-      if (forMs !== undefined) upTimer = setTimeout(() => void api.up(), forMs);
-    },
-    async up() {
-      clearTimeout(upTimer);
-      downMode = undefined;
-      if (!listening && !closed) await listen(port);
-    },
-    view: (id) => {
-      const product = catalogue.get(id);
-      return product ? view(product) : undefined;
-    },
-    async close() {
-      closed = true;
-      clearTimeout(upTimer);
-      for (const wake of [...sleepers]) wake();
-      await stopListening();
-    },
-  };
-  return api;
+  private listen(port: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, this.host, () => {
+        this.server.off('error', reject);
+        this.listening = true;
+        resolve();
+      });
+    });
+  }
+
+  private stopListening(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (!this.listening) { resolve(); return; }
+      this.listening = false;
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}
+
+export async function startLegacySimulator(options: LegacySimulatorOptions = {}): Promise<LegacySimulator> {
+  const simulator = new Simulator(options);
+  await simulator.start(options.port ?? 0);
+  return simulator;
 }

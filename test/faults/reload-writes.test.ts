@@ -34,8 +34,12 @@ class Writers {
   readonly failures: string[] = [];
   private stopped = false;
   private readonly running: Promise<void>[];
+  private readonly authorization: string;
+  private readonly tag: string;
 
-  constructor(servers: ApiProcess[], private readonly authorization: string, private readonly tag: string) {
+  constructor(servers: ApiProcess[], authorization: string, tag: string) {
+    this.authorization = authorization;
+    this.tag = tag;
     this.running = Array.from({ length: WRITERS }, (_, writer) => this.write(servers[writer % servers.length]!, writer));
   }
 

@@ -366,16 +366,24 @@ class RejectsWriter implements RejectSink {
   }
 }
 
-export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> {
-  const log = options.log ?? (() => {});
-  const dir = path.resolve(options.dir);
-  const startedAt = performance.now();
-  await checkFiles(dir);
-  await migrate(options.databaseUrl, log);
+/** The loader's connections: a pool for the copies and builds, and the control session that holds the locks. */
+interface LoadSession {
+  pool: pg.Pool;
+  control: pg.PoolClient;
+  cpu: CpuMeter;
+}
 
-  const copyStreams = options.copyStreams ?? COPY_STREAMS;
+/** Phases' ends: wall time and CPU, read when each ends. */
+type PhaseName = 'start' | 'files' | 'keys' | 'build' | 'finish' | 'swap';
+type PhaseMarks = Record<PhaseName, { at: number; cpu: CpuSeconds }>;
+
+/**
+ * The connections, with the load lock taken: only one load per database (the
+ * staging schema is shared, so a second load must stop before touching anything).
+ */
+async function openSession(options: LoadOptions): Promise<LoadSession> {
   // Idle connections stay open until the end: their backends' CPU is read then.
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 3 * copyStreams + 2, idleTimeoutMillis: 0 });
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 3 * (options.copyStreams ?? COPY_STREAMS) + 2, idleTimeoutMillis: 0 });
   const cpu = new CpuMeter(options.databaseUrl);
   pool.on('error', () => {}); // idle clients dropped by the server; queries report their own errors
   const control = await pool.connect();
@@ -386,220 +394,277 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     if (settings) client.query(settings).catch(() => {});
     cpu.watch(client).catch(() => {});
   });
-  // Only one load per database: the staging schema is shared, so a second
-  // load must stop before touching anything.
   const { rows: [lock] } = await control.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOAD_LOCK]);
   if (!lock?.ok) {
     control.release();
     await pool.end();
     throw new LoadError('another data:load is running against this database');
   }
+  return { pool, control, cpu };
+}
+
+async function closeSession({ pool, control, cpu }: LoadSession): Promise<void> {
+  cpu.stop();
+  await control.query('SELECT pg_advisory_unlock($1)', [CATALOGUE_WRITES_LOCK]).catch(() => {});
+  await control.query('SELECT pg_advisory_unlock($1)', [LOAD_LOCK]).catch(() => {});
+  control.release();
+  await pool.end();
+}
+
+/**
+ * Checks the catalogue may be loaded, refuses writes from here on, records
+ * the run and makes the empty staged tables; the run's id and the live
+ * tables' definitions (keys, indexes, foreign keys, triggers) for the staged ones.
+ */
+async function beginRun(control: pg.PoolClient, dir: string, replace: boolean, log: (message: string) => void): Promise<{ runId: number; definitions: Definitions }> {
+  // A run still 'running' while this one holds the lock was killed mid-load
+  // (its staging schema is dropped below; the catalogue it meant to replace is intact).
+  await control.query(`UPDATE load_runs SET status = 'failed', finished_at = now(), summary = '{"error": "interrupted: the loader stopped before the swap"}' WHERE status = 'running'`);
+  const { rows: [existing] } = await control.query<{ n: string }>('SELECT count(*) AS n FROM products');
+  const existingProducts = Number(existing?.n ?? 0);
+  if (existingProducts > 0 && !replace) {
+    throw new LoadError(`the catalogue already has ${existingProducts.toLocaleString('en-US')} products; pass --replace to replace it`);
+  }
+  await refuseWrites(control);
+  if (existingProducts > 0) log('writes to the catalogue are refused (503, Retry-After) until the new catalogue is swapped in');
+  const definitions = await liveDefinitions(control, STAGING_SCHEMA);
+  const { rows: [run] } = await control.query<{ id: number }>(
+    `INSERT INTO load_runs (source_dir, status) VALUES ($1, 'running') RETURNING id`, [dir]);
+  log(`load run ${run!.id}: loading ${dir}${existingProducts > 0 ? ` (replacing ${existingProducts.toLocaleString('en-US')} products)` : ''}`);
+
+  await control.query(`DROP SCHEMA IF EXISTS ${STAGING_SCHEMA} CASCADE`);
+  await control.query(`CREATE SCHEMA ${STAGING_SCHEMA}`);
+  // Generated columns stay generated (none today; the drift check accepts
+  // them): the staged tables become the live ones, whose later writes must keep them.
+  // No autovacuum on them until the swap: it vacuumed and analysed the
+  // big tables in the middle of the load (skus while photos were still
+  // being copied, the browse rows four times between their chunks),
+  // competing for the two cores; the loader analyses what it needs itself,
+  // and autovacuum takes the live tables over after the swap.
+  for (const table of STAGED_TABLES) {
+    await control.query(`CREATE TABLE ${STAGING_SCHEMA}.${table} (LIKE public.${table} INCLUDING DEFAULTS INCLUDING GENERATED)
+      WITH (${NO_AUTOVACUUM})`);
+  }
+  return { runId: run!.id, definitions };
+}
+
+/** 1. Files, phase by phase, each file parsed on every core and copied on its own connections. */
+async function stageFiles({ pool }: LoadSession, dir: string, runId: number, options: LoadOptions, progress: Progress | undefined): Promise<FileStats[]> {
+  const copyStreams = options.copyStreams ?? COPY_STREAMS;
+  const loaded: LoadedIds = { products: new IdSet(), styles: new IdSet() };
+  const rejectsClient = await pool.connect();
+  const rejects = new RejectsWriter(rejectsClient, runId);
+  const parsers = new ParsePool(options.parseThreads);
+  const files: FileStats[] = [];
+  try {
+    for (const phase of PHASES) {
+      parsers.setParents(loaded);
+      files.push(...await Promise.all(phase.map(async (file) => {
+        const spec = TABLE_BY_FILE[file];
+        const clients: pg.PoolClient[] = [];
+        let broken = false;
+        try {
+          for (let i = 0; i < copyStreams; i++) clients.push(await pool.connect());
+          const task = progress?.task(spec.fileName, fs.statSync(path.join(dir, spec.fileName)).size, 'bytes');
+          return await loadFile({ spec, dir, clients, pool: parsers, loaded, rejects, progress: task, chunkBytes: options.chunkBytes });
+        } catch (error) {
+          broken = true;
+          throw error;
+        } finally {
+          for (const client of clients) client.release(broken);
+        }
+      })));
+    }
+  } finally {
+    await parsers.close();
+    await rejects.close().catch(() => {});
+    rejectsClient.release();
+  }
+  return files;
+}
+
+/** Runs one statement on a connection of its own; resolves with its backend's CPU seconds, where known. */
+function ddlOn({ pool, cpu }: LoadSession): (sql: string) => () => Promise<number | undefined> {
+  return (sql) => async () => {
+    const c = await pool.connect();
+    try {
+      const before = cpu.backendSeconds(c);
+      await c.query(sql);
+      const after = cpu.backendSeconds(c);
+      return before === undefined || after === undefined ? undefined : after - before;
+    } finally {
+      c.release();
+    }
+  };
+}
+
+const isCatalogueTable = (b: { table: string }) => (CATALOG_TABLES as readonly string[]).includes(b.table);
+
+/**
+ * 2. The catalogue's keys (every index build after them: adding a key locks
+ * its table), its foreign keys added NOT VALID (instant; they lock both
+ * tables, so before any other build).
+ */
+async function buildKeys(session: LoadSession, definitions: Definitions, progress: Progress | undefined): Promise<void> {
+  const build = (sql: string) => ddlOn(session)(`${BUILD_SETTINGS}; ${sql}`);
+  const keys = definitions.keys.filter((b) => isCatalogueTable(b) || KEYED_BEFORE_ROWS.includes(b.table));
+  const keysProgress = progress?.task('primary keys', keys.length, 'builds');
+  let keysBuilt = 0;
+  await runPool(keys.map((b) => async () => { await build(b.sql)(); keysProgress?.update(++keysBuilt); }), BUILD_CONNECTIONS);
+  keysProgress?.finish();
+  await session.control.query(`SET search_path = ${STAGING_SCHEMA}, public`);
+  for (const fk of definitions.foreignKeys.filter(isCatalogueTable)) await session.control.query(fk.sql);
+}
+
+/**
+ * Then one graph of tasks on two connections (task-graph.ts): the
+ * catalogue's indexes, the foreign keys validated (one join each), ANALYZE,
+ * the read models and their own keys and indexes, each task as soon as what
+ * it needs is done and a connection is free.
+ */
+async function buildGraph(session: LoadSession, definitions: Definitions, progress: Progress | undefined): Promise<{ busy: BusySeconds; cpu: BusySeconds }> {
+  const ddl = ddlOn(session);
+  const build = (sql: string) => ddl(`${BUILD_SETTINGS}; ${sql}`);
+  const { rows: [range] } = await session.control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
+  // Every product id in search order, read once, when the first browse rows are built (their tasks wait for products and related).
+  let order: Promise<number[]> | undefined;
+  const inSearchOrder = () => order ??= session.pool.query<{ ids: number[] | null }>(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT array_agg(product_id ORDER BY search_order) AS ids FROM public.product_search_orders()`)
+    .then((results) => (results as unknown as pg.QueryResult<{ ids: number[] | null }>[])[1]?.rows[0]?.ids ?? []);
+  const graph = buildTasks(definitions, range?.max ?? 0, ddl, build, inSearchOrder);
+  return runGraph(graph, BUILD_CONNECTIONS, graphProgress(progress, graph));
+}
+
+/** The read model's foreign keys and the triggers that keep it in sync from the swap on (each locks its tables: after every build). */
+async function finishReadModels(session: LoadSession, definitions: Definitions, progress: Progress | undefined): Promise<void> {
+  const { control } = session;
+  const readModelKeys = definitions.foreignKeys.filter((fk) => !isCatalogueTable(fk));
+  const finishing = progress?.task('read models\' foreign keys and triggers', 2 * readModelKeys.length + definitions.triggers.length, 'builds');
+  let finished = 0;
+  for (const fk of readModelKeys) { await control.query(fk.sql); finishing?.update(++finished); }
+  await runPool(readModelKeys.map((fk) => async () => {
+    await ddlOn(session)(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)();
+    finishing?.update(++finished);
+  }), BUILD_CONNECTIONS);
+  await control.query('SET search_path = public');
+  for (const trigger of definitions.triggers) { await control.query(trigger); finishing?.update(++finished); }
+  finishing?.finish();
+}
+
+/**
+ * 3. The swap: one short transaction. The staged tables replace the live
+ * ones; each id sequence goes past the loaded rows' ids and every id it has
+ * handed out (a client that kept an id of the replaced catalogue must never
+ * find it given to another row); the run is recorded (`recorded`, inside the
+ * transaction) and announced: every serving instance hears it at the commit
+ * (src/cache/change-feed.ts).
+ */
+async function swapIn(control: pg.PoolClient, recorded: () => Promise<void>): Promise<void> {
+  await control.query('BEGIN');
+  await control.query(`SET LOCAL lock_timeout = '30s'`);
+  await control.query(`LOCK TABLE ${STAGED_TABLES.map((t) => `public.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
+  for (const table of CATALOG_TABLES) await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY NONE`);
+  await control.query(`DROP TABLE ${[...STAGED_TABLES].reverse().map((t) => `public.${t}`).join(', ')}`);
+  for (const table of STAGED_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} RESET (${NO_AUTOVACUUM.replaceAll(' = false', '')})`);
+  for (const table of READ_MODEL_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
+  for (const table of CATALOG_TABLES) {
+    await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
+    await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY public.${table}.id`);
+    await control.query(`SELECT setval('public.${table}_id_seq', GREATEST(loaded, handed, 1), GREATEST(loaded, handed) > 0)
+      FROM (SELECT COALESCE(max(id), 0) AS loaded FROM public.${table}) AS l,
+           (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS handed FROM public.${table}_id_seq) AS h`);
+  }
+  await control.query(`DROP SCHEMA ${STAGING_SCHEMA}`);
+  // Idempotency keys name products of the catalogue just replaced (the files may give their ids to other products).
+  await control.query('DELETE FROM public.idempotency_keys');
+  await recorded();
+  await control.query(NOTIFY_REPLACED);
+  await control.query('COMMIT');
+}
+
+/**
+ * The swap, run again after a deadlock. The API's writes are refused during
+ * a load, but a session of another program that locked a child table first
+ * (a sku inserted, its foreign-key check then asking for its style) while the
+ * swap holds the parents and waits for the children completes a cycle, and
+ * Postgres aborts the swap: rolled back whole, it only has to be tried again.
+ */
+async function swapWithRetries(control: pg.PoolClient, recorded: () => Promise<void>, log: (message: string) => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await swapIn(control, recorded);
+    } catch (error) {
+      if (!isWriteConflict(error) || attempt >= SWAP_ATTEMPTS) throw error;
+      await control.query('ROLLBACK');
+      log(`the swap met a deadlock with a concurrent write; trying again (${attempt} of ${SWAP_ATTEMPTS - 1} retries)`);
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
+function summarise(runId: number, files: FileStats[], marks: PhaseMarks, graph: { busy: BusySeconds; cpu: BusySeconds }): LoadSummary {
+  const counts = {} as Record<Table, number>;
+  for (const stats of files) counts[TABLES.find((t) => t.fileName === stats.file)!.table] = stats.loaded;
+  const minus = (a: CpuSeconds, b: CpuSeconds): CpuSeconds => ({
+    loader: a.loader - b.loader, database: a.database === undefined || b.database === undefined ? undefined : a.database - b.database,
+    host: a.host === undefined || b.host === undefined ? undefined : a.host - b.host,
+    wanted: a.wanted === undefined || b.wanted === undefined ? undefined : a.wanted - b.wanted,
+  });
+  const seconds = (phase: PhaseName, after: PhaseName) => (marks[phase].at - marks[after].at) / 1000;
+  const cpu = (phase: PhaseName, after: PhaseName) => minus(marks[phase].cpu, marks[after].cpu);
+  return {
+    runId,
+    files: TABLES.map((t) => files.find((f) => f.file === t.fileName)!),
+    counts,
+    seconds: {
+      files: seconds('files', 'start'), keys: seconds('keys', 'files'), build: seconds('build', 'keys'), busy: graph.busy,
+      finish: seconds('finish', 'build'), swap: seconds('swap', 'finish'), total: seconds('swap', 'start'),
+    },
+    buildCpu: graph.cpu,
+    peakMemoryMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    cpu: {
+      files: marks.files.cpu, keys: cpu('keys', 'files'), build: cpu('build', 'keys'), finish: cpu('finish', 'build'),
+      swap: cpu('swap', 'finish'), total: marks.swap.cpu,
+    },
+  };
+}
+
+export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> {
+  const log = options.log ?? (() => {});
+  const dir = path.resolve(options.dir);
+  const marks = {} as PhaseMarks;
+  marks.start = { at: performance.now(), cpu: { loader: 0 } };
+  await checkFiles(dir);
+  await migrate(options.databaseUrl, log);
+  const session = await openSession(options);
+  const { control } = session;
+  const mark = (phase: PhaseName) => { marks[phase] = { at: performance.now(), cpu: session.cpu.read() }; };
   let runId: number | undefined;
   let swapped = false;
   const progress = options.progress ? new Progress(options.progress === true ? {} : options.progress) : undefined;
   try {
-
-    // A run still 'running' while this one holds the lock was killed mid-load
-    // (its staging schema is dropped below; the catalogue it meant to replace is intact).
-    await control.query(`UPDATE load_runs SET status = 'failed', finished_at = now(), summary = '{"error": "interrupted: the loader stopped before the swap"}' WHERE status = 'running'`);
-    const { rows: [existing] } = await control.query<{ n: string }>('SELECT count(*) AS n FROM products');
-    const existingProducts = Number(existing?.n ?? 0);
-    if (existingProducts > 0 && !options.replace) {
-      throw new LoadError(`the catalogue already has ${existingProducts.toLocaleString('en-US')} products; pass --replace to replace it`);
-    }
-    await refuseWrites(control);
-    if (existingProducts > 0) log('writes to the catalogue are refused (503, Retry-After) until the new catalogue is swapped in');
-    const definitions = await liveDefinitions(control, STAGING_SCHEMA);
-    const { rows: [run] } = await control.query<{ id: number }>(
-      `INSERT INTO load_runs (source_dir, status) VALUES ($1, 'running') RETURNING id`, [dir]);
-    runId = run!.id;
-    log(`load run ${runId}: loading ${dir}${existingProducts > 0 ? ` (replacing ${existingProducts.toLocaleString('en-US')} products)` : ''}`);
-
-    await control.query(`DROP SCHEMA IF EXISTS ${STAGING_SCHEMA} CASCADE`);
-    await control.query(`CREATE SCHEMA ${STAGING_SCHEMA}`);
-    // Generated columns stay generated (none today; the drift check accepts
-    // them): the staged tables become the live ones, whose later writes must keep them.
-    // No autovacuum on them until the swap: it vacuumed and analysed the
-    // big tables in the middle of the load (skus while photos were still
-    // being copied, the browse rows four times between their chunks),
-    // competing for the two cores; the loader analyses what it needs itself,
-    // and autovacuum takes the live tables over after the swap.
-    for (const table of STAGED_TABLES) {
-      await control.query(`CREATE TABLE ${STAGING_SCHEMA}.${table} (LIKE public.${table} INCLUDING DEFAULTS INCLUDING GENERATED)
-        WITH (${NO_AUTOVACUUM})`);
-    }
-
-    // 1. Files, phase by phase, each file parsed on every core and copied on its own connections.
-    const loaded: LoadedIds = { products: new IdSet(), styles: new IdSet() };
-    const rejectsClient = await pool.connect();
-    const rejects = new RejectsWriter(rejectsClient, runId);
-    const parsers = new ParsePool(options.parseThreads);
-    const files: FileStats[] = [];
-    try {
-      for (const phase of PHASES) {
-        parsers.setParents(loaded);
-        const results = await Promise.all(phase.map(async (file) => {
-          const spec = TABLE_BY_FILE[file];
-          const clients: pg.PoolClient[] = [];
-          let broken = false;
-          try {
-            for (let i = 0; i < copyStreams; i++) clients.push(await pool.connect());
-            const task = progress?.task(spec.fileName, fs.statSync(path.join(dir, spec.fileName)).size, 'bytes');
-            return await loadFile({ spec, dir, clients, pool: parsers, loaded, rejects, progress: task, chunkBytes: options.chunkBytes });
-          } catch (error) {
-            broken = true;
-            throw error;
-          } finally {
-            for (const client of clients) client.release(broken);
-          }
-        }));
-        files.push(...results);
-      }
-    } finally {
-      await parsers.close();
-      await rejects.close().catch(() => {});
-      rejectsClient.release();
-    }
-    const filesDone = performance.now();
-    const filesCpu = cpu.read();
-
-    // 2. The catalogue's keys (every index build after them: adding a key
-    //    locks its table), its foreign keys added NOT VALID (instant; they
-    //    lock both tables, so before any other build), then one graph of
-    //    tasks on two connections (task-graph.ts): the catalogue's indexes,
-    //    the foreign keys validated (one join each), ANALYZE, the read models
-    //    and their own keys and indexes, each task as soon as what it needs
-    //    is done and a connection is free.
-    // Each statement on a connection of its own; resolves with its backend's CPU seconds, where known.
-    const ddl = (sql: string) => async (): Promise<number | undefined> => {
-      const c = await pool.connect();
-      try {
-        const before = cpu.backendSeconds(c);
-        await c.query(sql);
-        const after = cpu.backendSeconds(c);
-        return before === undefined || after === undefined ? undefined : after - before;
-      } finally {
-        c.release();
-      }
-    };
-    const build = (sql: string) => ddl(`${BUILD_SETTINGS}; ${sql}`);
-    const catalogue = (b: { table: string }) => (CATALOG_TABLES as readonly string[]).includes(b.table);
-    const readModel = (b: { table: string }) => !catalogue(b);
-    const keyedFirst = (b: { table: string }) => KEYED_BEFORE_ROWS.includes(b.table);
+    const begun = await beginRun(control, dir, options.replace, log);
+    runId = begun.runId;
+    const { definitions } = begun;
+    const files = await stageFiles(session, dir, runId, options, progress);
+    mark('files');
     log('building primary keys, indexes and foreign keys, the style and detail documents and the browse read model');
-    const keys = definitions.keys.filter((b) => catalogue(b) || keyedFirst(b));
-    const keysProgress = progress?.task('primary keys', keys.length, 'builds');
-    let keysBuilt = 0;
-    await runPool(keys.map((b) => async () => { await build(b.sql)(); keysProgress?.update(++keysBuilt); }), BUILD_CONNECTIONS);
-    keysProgress?.finish();
-    await control.query(`SET search_path = ${STAGING_SCHEMA}, public`);
-    for (const fk of definitions.foreignKeys.filter(catalogue)) await control.query(fk.sql);
-    const keysDone = performance.now();
-    const keysCpu = cpu.read();
-    const { rows: [range] } = await control.query<{ max: number | null }>(`SELECT max(id) AS max FROM ${STAGING_SCHEMA}.products`);
-    // Every product id in search order, read once, when the first browse rows are built (their tasks wait for products and related).
-    let order: Promise<number[]> | undefined;
-    const inSearchOrder = () => order ??= pool.query<{ ids: number[] | null }>(`SET LOCAL search_path = ${STAGING_SCHEMA}; SELECT array_agg(product_id ORDER BY search_order) AS ids FROM public.product_search_orders()`)
-      .then((results) => (results as unknown as pg.QueryResult<{ ids: number[] | null }>[])[1]?.rows[0]?.ids ?? []);
-    const graph = buildTasks(definitions, range?.max ?? 0, ddl, build, inSearchOrder);
-    const { busy, cpu: busyCpu } = await runGraph(graph, BUILD_CONNECTIONS, graphProgress(progress, graph));
-    const graphDone = performance.now();
-    const graphCpu = cpu.read();
-
-    // The read model's foreign keys and the triggers that keep it in sync
-    // from the swap on (each locks its tables: after every build).
-    const readModelKeys = definitions.foreignKeys.filter(readModel);
-    const finishing = progress?.task('read models\' foreign keys and triggers', 2 * readModelKeys.length + definitions.triggers.length, 'builds');
-    let finished = 0;
-    for (const fk of readModelKeys) { await control.query(fk.sql); finishing?.update(++finished); }
-    await runPool(readModelKeys.map((fk) => async () => {
-      await ddl(`ALTER TABLE ${STAGING_SCHEMA}.${fk.table} VALIDATE CONSTRAINT ${fk.name}`)();
-      finishing?.update(++finished);
-    }), BUILD_CONNECTIONS);
-    await control.query('SET search_path = public');
-    for (const trigger of definitions.triggers) { await control.query(trigger); finishing?.update(++finished); }
-    finishing?.finish();
-    const documentsDone = performance.now();
-    const finishCpu = cpu.read();
-
+    await buildKeys(session, definitions, progress);
+    mark('keys');
+    const graph = await buildGraph(session, definitions, progress);
+    mark('build');
+    await finishReadModels(session, definitions, progress);
+    mark('finish');
     if (options.beforeSwap) await options.beforeSwap(control);
 
-    // 3. The swap: one short transaction, run again after a deadlock. The
-    //    API's writes are refused during a load, but a session of another
-    //    program that locked a child table first (a sku inserted, its
-    //    foreign-key check then asking for its style) while the swap holds the
-    //    parents and waits for the children completes a cycle, and Postgres
-    //    aborts the swap: rolled back whole, the swap only has to be tried again.
-    const loadRun = runId;
-    const swap = async (): Promise<LoadSummary> => {
-      await control.query('BEGIN');
-      await control.query(`SET LOCAL lock_timeout = '30s'`);
-      await control.query(`LOCK TABLE ${STAGED_TABLES.map((t) => `public.${t}`).join(', ')} IN ACCESS EXCLUSIVE MODE`);
-      for (const table of CATALOG_TABLES) await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY NONE`);
-      await control.query(`DROP TABLE ${[...STAGED_TABLES].reverse().map((t) => `public.${t}`).join(', ')}`);
-      for (const table of STAGED_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} RESET (${NO_AUTOVACUUM.replaceAll(' = false', '')})`);
-      for (const table of READ_MODEL_TABLES) await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
-      for (const table of CATALOG_TABLES) {
-        await control.query(`ALTER TABLE ${STAGING_SCHEMA}.${table} SET SCHEMA public`);
-        await control.query(`ALTER SEQUENCE public.${table}_id_seq OWNED BY public.${table}.id`);
-        // Past the loaded rows' ids and every id the sequence has handed out:
-        // a client that kept an id of the replaced catalogue must never find it given to another row.
-        await control.query(`SELECT setval('public.${table}_id_seq', GREATEST(loaded, handed, 1), GREATEST(loaded, handed) > 0)
-          FROM (SELECT COALESCE(max(id), 0) AS loaded FROM public.${table}) AS l,
-               (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS handed FROM public.${table}_id_seq) AS h`);
-      }
-      await control.query(`DROP SCHEMA ${STAGING_SCHEMA}`);
-      // Idempotency keys name products of the catalogue just replaced (the files may give their ids to other products).
-      await control.query('DELETE FROM public.idempotency_keys');
-      const counts = {} as Record<Table, number>;
-      for (const stats of files) counts[TABLES.find((t) => t.fileName === stats.file)!.table] = stats.loaded;
-      const swapDone = performance.now();
-      const swapCpu = cpu.read();
-      const minus = (a: CpuSeconds, b: CpuSeconds): CpuSeconds => ({
-        loader: a.loader - b.loader, database: a.database === undefined || b.database === undefined ? undefined : a.database - b.database,
-        host: a.host === undefined || b.host === undefined ? undefined : a.host - b.host,
-        wanted: a.wanted === undefined || b.wanted === undefined ? undefined : a.wanted - b.wanted,
-      });
-      const summary: LoadSummary = {
-        runId: loadRun,
-        files: TABLES.map((t) => files.find((f) => f.file === t.fileName)!),
-        counts,
-        seconds: {
-          files: (filesDone - startedAt) / 1000,
-          keys: (keysDone - filesDone) / 1000,
-          build: (graphDone - keysDone) / 1000,
-          busy,
-          finish: (documentsDone - graphDone) / 1000,
-          swap: (swapDone - documentsDone) / 1000,
-          total: (swapDone - startedAt) / 1000,
-        },
-        buildCpu: busyCpu,
-        peakMemoryMb: Math.round(process.resourceUsage().maxRSS / 1024),
-        cpu: {
-          files: filesCpu, keys: minus(keysCpu, filesCpu), build: minus(graphCpu, keysCpu), finish: minus(finishCpu, graphCpu),
-          swap: minus(swapCpu, finishCpu), total: swapCpu,
-        },
-      };
-      await control.query(`UPDATE load_runs SET status = 'succeeded', finished_at = now(), summary = $2 WHERE id = $1`, [loadRun, JSON.stringify(summary)]);
-      // A write like any other: every serving instance hears it at the commit (src/cache/change-feed.ts).
-      await control.query(NOTIFY_REPLACED);
-      await control.query('COMMIT');
-      return summary;
-    };
-    let summary: LoadSummary | undefined;
     progress?.log('swapping the new catalogue in');
-    for (let attempt = 1; summary === undefined; attempt++) {
-      try {
-        summary = await swap();
-      } catch (error) {
-        if (!isWriteConflict(error) || attempt >= SWAP_ATTEMPTS) throw error;
-        await control.query('ROLLBACK');
-        log(`the swap met a deadlock with a concurrent write; trying again (${attempt} of ${SWAP_ATTEMPTS - 1} retries)`);
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-      }
-    }
+    let summary: LoadSummary | undefined;
+    await swapWithRetries(control, async () => {
+      mark('swap');
+      summary = summarise(runId!, files, marks, graph);
+      await control.query(`UPDATE load_runs SET status = 'succeeded', finished_at = now(), summary = $2 WHERE id = $1`, [runId, JSON.stringify(summary)]);
+    }, log);
     swapped = true;
-    return summary;
+    return summary!;
   } catch (error) {
     await control.query('ROLLBACK').catch(() => {});
     if (!swapped) {
@@ -612,10 +677,6 @@ export async function loadCatalogue(options: LoadOptions): Promise<LoadSummary> 
     throw error;
   } finally {
     progress?.stop();
-    cpu.stop();
-    await control.query('SELECT pg_advisory_unlock($1)', [CATALOGUE_WRITES_LOCK]).catch(() => {});
-    await control.query('SELECT pg_advisory_unlock($1)', [LOAD_LOCK]).catch(() => {});
-    control.release();
-    await pool.end();
+    await closeSession(session);
   }
 }
