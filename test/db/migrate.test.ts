@@ -10,10 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FUNCTIONS_DIR, MIGRATIONS_DIR, MigrationError, migrate, readRepeatables } from '../../src/db/server/migrate.ts';
+import { BASELINE_MIGRATION } from '../../src/db/server/baseline.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { queryOnce as query } from '../../src/db/pool/query-once.ts';
 
-const INIT = '20261121000000_init';
+const INIT = BASELINE_MIGRATION;
 /** Every migration in the repository, in the order they apply. */
 const ALL = fs.readdirSync(MIGRATIONS_DIR).filter((name) => fs.existsSync(path.join(MIGRATIONS_DIR, name, 'migration.sql'))).sort();
 
@@ -48,7 +49,7 @@ function copyOfMigrations(from = MIGRATIONS_DIR): string {
   return dir;
 }
 
-/** An empty directory: no repeatable definitions, as before prisma/functions existed. */
+/** An empty directory: no repeatable definitions. */
 function noFunctions(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-functions-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -186,7 +187,7 @@ describe('migrate()', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-migrations-'));
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     fs.mkdirSync(path.join(dir, INIT));
-    // The real init migration with a statement appended that fails at run time
+    // The real baseline migration with a statement appended that fails at run time
     // (a syntax error would not do: Postgres parses the whole script before
     // running any of it), so every table it created must be rolled back.
     const sql = fs.readFileSync(path.join(MIGRATIONS_DIR, INIT, 'migration.sql'), 'utf8');
@@ -225,12 +226,18 @@ describe('repeatable function definitions (prisma/functions)', () => {
     }
   });
 
-  it('bring a database migrated before they existed, or with older versions of them, to the same definitions as a fresh one', async () => {
+  it('are the only definitions: the versioned migrations define no function or trigger', async () => {
+    const { url } = await emptyDatabase();
+    await migrate(url, () => {}, MIGRATIONS_DIR, noFunctions());
+    expect(await liveDefinitions(url)).toEqual(new Map());
+  });
+
+  it('bring a database migrated without them, or with older versions of them, to the same definitions as a fresh one', async () => {
     const fresh = await emptyDatabase();
     await migrate(fresh.url);
     const expected = await liveDefinitions(fresh.url);
 
-    // Migrated before prisma/functions existed: the functions the versioned migrations left.
+    // Migrated without the function files: the migrations alone.
     const old = await emptyDatabase();
     await migrate(old.url, () => {}, MIGRATIONS_DIR, noFunctions());
     // Migrated with an older refresh_product_browse and rebuild_browse_aggregates than the ones now in the repository.
@@ -289,35 +296,5 @@ describe('repeatable function definitions (prisma/functions)', () => {
     await expect(migrate(url, () => {}, MIGRATIONS_DIR, functions)).rejects.toThrow('function definition zz_broken failed: relation "no_such_table" does not exist');
     expect(await liveDefinitions(url)).toEqual(before);
     expect(await repeatableRows(url)).toEqual(rows);
-  });
-});
-
-describe('the search ranking migration (20261203000000_search_ranking)', () => {
-  const RANKING = '20261203000000_search_ranking';
-  /** A few products, with features and related rows, written through the triggers of whichever functions the database has. */
-  const catalogue = `
-    INSERT INTO products (id, name, slogan, description, category, default_price) VALUES
-      (1, 'Forest Dress', 'Made well', 'A dress for the forest.', 'Dresses', 40),
-      (2, 'The Forest Linen Dress', 'Made in Italy', 'Linen, café au lait.', 'Dresses', 60),
-      (3, 'Running-Shoes Max', 'Fast', 'Shoes, mail me at foo@example.com', 'Kicks', 90);
-    INSERT INTO features (product_id, feature, value) VALUES (1, 'Fabric', 'Cotton'), (3, 'Sole', 'Rubber');
-    INSERT INTO related (current_product_id, related_product_id) VALUES (1, 2), (3, 2), (2, 1);`;
-  const rows = (url: string) => query(url, `SELECT product_id, name, category, price, on_sale, sizes, match_a::text, match_ab::text, match_abc::text, document::text,
-    name_key, popularity, search_order::text, search_bucket FROM product_browse ORDER BY product_id`);
-
-  it('brings the browse rows of a catalogue already there to what the functions build for a new one', async () => {
-    // A database migrated before it, with a catalogue written through the triggers of then.
-    const old = await emptyDatabase();
-    const before = copyOfMigrations();
-    fs.rmSync(path.join(before, RANKING), { recursive: true });
-    await migrate(old.url, () => {}, before, noFunctions());
-    await query(old.url, catalogue);
-    await migrate(old.url);
-    // The same catalogue written into a new database.
-    const fresh = await emptyDatabase();
-    await migrate(fresh.url);
-    await query(fresh.url, catalogue);
-    expect(await rows(old.url)).toEqual(await rows(fresh.url));
-    expect(await rows(fresh.url)).toContainEqual(expect.objectContaining({ product_id: 2, name_key: 'forest linen dress', popularity: 2 }));
   });
 });

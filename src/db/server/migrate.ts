@@ -1,6 +1,8 @@
 // Applies prisma/migrations/*/migration.sql offline and records each one in
 // Prisma's own `_prisma_migrations` table, exactly as `prisma migrate deploy`
-// would, so the two tools agree about which migrations a database has.
+// would, so the two tools agree about which migrations a database has. A
+// database migrated by the history the baseline migration replaced is
+// recorded as having the baseline, without running it (./baseline.ts).
 //
 // Then the repeatable definitions, prisma/functions/*.sql (like Flyway's
 // repeatable migrations): the live SQL of every read-model and search
@@ -8,11 +10,12 @@
 // its checksum differs from the one recorded in `_repeatable_migrations`
 // (and every one after a versioned migration ran, which may have dropped or
 // replaced what they define). They are `CREATE OR REPLACE`, so a fresh
-// database and one that ran the old migrations end the same.
+// database and one migrated long ago end the same.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { BASELINE_MIGRATION, supersededHistory } from './baseline.ts';
 
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../../prisma/migrations');
 export const FUNCTIONS_DIR = path.resolve(import.meta.dirname, '../../../prisma/functions');
@@ -85,55 +88,103 @@ export async function migrate(databaseUrl: string, log: (message: string) => voi
   const migrations = readMigrations(dir);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK]);
     await client.query(CREATE_MIGRATIONS_TABLE);
-    const { rows } = await client.query<AppliedRow>(
-      'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
-    );
-    const byName = new Map(rows.map((row) => [row.migration_name, row]));
-    for (const row of rows) {
-      if (row.finished_at === null) {
-        throw new MigrationError(`migration ${row.migration_name} started but never finished; fix the database by hand, then mark it rolled back`);
-      }
-    }
+    let rows = await appliedRows(client);
+    if (await carryOntoBaseline(client, migrations, rows, log)) rows = await appliedRows(client);
     const known = new Set(migrations.map((m) => m.name));
     for (const row of rows) {
       if (!known.has(row.migration_name)) log(`warning: the database has migration ${row.migration_name}, which is not in ${dir}`);
     }
-    for (const migration of migrations) {
-      const row = byName.get(migration.name);
-      if (row) {
-        if (row.checksum !== migration.checksum) {
-          throw new MigrationError(`migration ${migration.name} was edited after it was applied (checksum differs); add a new migration instead`);
-        }
-        continue;
-      }
-      const id = crypto.randomUUID();
-      await client.query(
-        'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
-        [id, migration.checksum, migration.name],
-      );
-      try {
-        await client.query('BEGIN');
-        await client.query(migration.sql);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        await client.query('DELETE FROM "_prisma_migrations" WHERE id = $1', [id]);
-        throw new MigrationError(`migration ${migration.name} failed: ${(error as Error).message}`);
-      }
-      await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
-      log(`applied migration ${migration.name}`);
-      applied.push(migration.name);
-    }
+    const applied = await applyPending(client, migrations, new Map(rows.map((row) => [row.migration_name, row])), log);
     await applyRepeatables(client, readRepeatables(functionsDir), applied.length > 0, log);
+    return applied;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATE_LOCK]).catch(() => {});
     await client.end();
   }
+}
+
+/** The migrations recorded as applied (not rolled back); refuses a database where one started and never finished. */
+async function appliedRows(client: pg.Client): Promise<AppliedRow[]> {
+  const { rows } = await client.query<AppliedRow>(
+    'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
+  );
+  for (const row of rows) {
+    if (row.finished_at === null) {
+      throw new MigrationError(`migration ${row.migration_name} started but never finished; fix the database by hand, then mark it rolled back`);
+    }
+  }
+  return rows;
+}
+
+/**
+ * A database migrated by the history the baseline replaced (./baseline.ts)
+ * is recorded as having the baseline, in one transaction: the superseded
+ * migrations' rows go and the baseline's is written as `prisma migrate
+ * resolve --applied` writes it, so the table reads as a fresh database's and
+ * `prisma migrate deploy` finds nothing to do. Nothing else runs: the schema
+ * is the baseline's already, and the data stays as it is.
+ */
+async function carryOntoBaseline(client: pg.Client, migrations: Migration[], rows: AppliedRow[], log: (message: string) => void): Promise<boolean> {
+  const baseline = migrations.find((m) => m.name === BASELINE_MIGRATION);
+  if (!baseline || rows.some((row) => row.migration_name === BASELINE_MIGRATION)) return false;
+  const history = supersededHistory(new Map(rows.map((row) => [row.migration_name, row.checksum])));
+  if (history.kind === 'none') return false;
+  if (history.kind === 'incomplete') throw new MigrationError(history.problem);
+  try {
+    await client.query('BEGIN');
+    await client.query('DELETE FROM "_prisma_migrations" WHERE migration_name = ANY($1)', [history.names]);
+    await client.query(
+      `INSERT INTO "_prisma_migrations" (id, checksum, logs, started_at, finished_at, migration_name, applied_steps_count)
+       VALUES ($1, $2, '', now(), now(), $3, 0)`,
+      [crypto.randomUUID(), baseline.checksum, baseline.name],
+    );
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+  log(`recorded migration ${baseline.name} without running it: the database has the ${history.names.length} migrations it replaced`);
+  return true;
+}
+
+/** Runs the migrations not recorded yet, each in its own transaction, recording each; returns their names. */
+async function applyPending(client: pg.Client, migrations: Migration[], byName: Map<string, AppliedRow>, log: (message: string) => void): Promise<string[]> {
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    const row = byName.get(migration.name);
+    if (row) {
+      if (row.checksum !== migration.checksum) {
+        throw new MigrationError(`migration ${migration.name} was edited after it was applied (checksum differs); add a new migration instead`);
+      }
+      continue;
+    }
+    await applyOne(client, migration);
+    log(`applied migration ${migration.name}`);
+    applied.push(migration.name);
+  }
   return applied;
+}
+
+/** One migration in a transaction, recorded as Prisma records it; a failure leaves neither its objects nor its row. */
+async function applyOne(client: pg.Client, migration: Migration): Promise<void> {
+  const id = crypto.randomUUID();
+  await client.query(
+    'INSERT INTO "_prisma_migrations" (id, checksum, migration_name, started_at, applied_steps_count) VALUES ($1, $2, $3, now(), 0)',
+    [id, migration.checksum, migration.name],
+  );
+  try {
+    await client.query('BEGIN');
+    await client.query(migration.sql);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    await client.query('DELETE FROM "_prisma_migrations" WHERE id = $1', [id]);
+    throw new MigrationError(`migration ${migration.name} failed: ${(error as Error).message}`);
+  }
+  await client.query('UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1', [id]);
 }
 
 /**
