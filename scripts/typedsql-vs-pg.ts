@@ -20,6 +20,7 @@
 // Writes change the names and features of random products of that database.
 import { makeTypedQueryFactory } from '@prisma/client/runtime/client';
 import { connectDatabase } from '../src/db/pool/pool.ts';
+import { createPrismaClient } from '../src/db/pool/prisma.ts';
 import { KEYED } from '../src/catalog/queries.ts';
 import { lockProduct, UPDATE_PRODUCT } from '../src/catalog/write-statements.ts';
 import { Transactions } from '../src/db/writes/transaction.ts';
@@ -39,6 +40,7 @@ const rounds = option('rounds', 3);
 const concurrency = option('concurrency', 10);
 
 const database = connectDatabase(url, { poolSize: concurrency });
+const prisma = await createPrismaClient(database.pool);
 const transactions = new Transactions(database.pool);
 const [{ max }] = (await database.pool.query<{ max: number }>('SELECT max(id)::int AS max FROM products')).rows as [{ max: number }];
 const randomId = () => 1 + Math.floor(Math.random() * max);
@@ -52,8 +54,8 @@ const typedLock = makeTypedQueryFactory('SELECT version::text AS version FROM pr
 // announcement (pg_notify) is cast to text, the one change a TypedSQL file needs.
 const typedUpdate = makeTypedQueryFactory(UPDATE_PRODUCT.text.replace(/(pg_notify\([\s\S]*?::text\)) AS announced/, '$1::text AS announced')) as (...values: unknown[]) => never;
 
-const typed = (database.prisma as unknown as { _previewFeatures: string[] })._previewFeatures.includes('typedSql');
-const raw = (query: { sql: string; values: unknown[] }, client: { $queryRawUnsafe: (sql: string, ...values: unknown[]) => Promise<unknown> } = database.prisma) =>
+const typed = (prisma as unknown as { _previewFeatures: string[] })._previewFeatures.includes('typedSql');
+const raw = (query: { sql: string; values: unknown[] }, client: { $queryRawUnsafe: (sql: string, ...values: unknown[]) => Promise<unknown> } = prisma) =>
   client.$queryRawUnsafe(query.sql, ...query.values);
 console.log(`Prisma path: ${typed ? '$queryRawTyped (the client has the typedSql preview feature)' : '$queryRawUnsafe (same SQL and values; the client lacks the typedSql preview feature)'}`);
 
@@ -61,7 +63,7 @@ type Operation = () => Promise<unknown>;
 const operations: Record<string, Record<'pg' | 'prisma', Operation>> = {
   'product page read': {
     pg: () => database.pool.query({ name: 'productPagesByIds', text: PAGE_TEXT, values: [[randomId()]] }),
-    prisma: () => (typed ? database.prisma.$queryRawTyped(typedPage([randomId()])) : raw(typedPage([randomId()]))),
+    prisma: () => (typed ? prisma.$queryRawTyped(typedPage([randomId()])) : raw(typedPage([randomId()]))),
   },
   'write (lock, rename, features)': {
     pg: () => {
@@ -70,7 +72,7 @@ const operations: Record<string, Record<'pg' | 'prisma', Operation>> = {
     },
     prisma: () => {
       const id = randomId();
-      return database.prisma.$transaction(async (tx) => {
+      return prisma.$transaction(async (tx) => {
         await (typed ? tx.$queryRawTyped(typedLock(id)) : raw(typedLock(id), tx));
         return typed ? tx.$queryRawTyped(typedUpdate(id, `Renamed ${id}`, null, null, null, null, features())) : raw(typedUpdate(id, `Renamed ${id}`, null, null, null, null, features()), tx);
       });
@@ -117,5 +119,6 @@ try {
     console.log(`${label}: medians pg ${Math.round(pgRate).toLocaleString('en-US')}/s (${Math.round(pgCpu)} µs), Prisma TypedSQL ${Math.round(prismaRate).toLocaleString('en-US')}/s (${Math.round(prismaCpu)} µs): Prisma at ${(prismaRate / pgRate).toFixed(2)}x the rate, ${(prismaCpu / pgCpu).toFixed(2)}x the CPU per operation`);
   }
 } finally {
+  await prisma.$disconnect();
   await database.close();
 }

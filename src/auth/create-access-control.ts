@@ -1,7 +1,6 @@
 // API keys and rate limits as the configuration asks for them.
 import type pg from 'pg';
 import type { Config } from '../config.ts';
-import type { Prisma } from '../db/pool/pool.ts';
 import { createRateLimiter } from '../ratelimit/create-limiter.ts';
 import { throttled } from '../util/throttled.ts';
 import { AccessControl } from './access.ts';
@@ -10,7 +9,7 @@ import { ApiKeyStore } from './key-store.ts';
 
 export function createAccessControl(
   config: Config,
-  database: { prisma: Prisma; pool: pg.Pool },
+  database: { pool: pg.Pool },
   warn: (message: string, error: unknown) => void,
 ): { access: AccessControl; close(): Promise<void> } {
   const store = new ApiKeyStore(database);

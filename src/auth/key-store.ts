@@ -1,9 +1,11 @@
 // The api_keys table. Creating, listing and revoking (the keys command) go
-// through the Prisma client (rare, off the request path); the lookup on the request path is one
-// named prepared statement on plain `pg`, like the catalogue reads (see
-// src/catalog/queries.ts for why), and the key resolver caches it.
+// through the Prisma client (rare, off the request path), made at the first
+// of them; the lookup on the request path is one named prepared statement on
+// plain `pg`, like the catalogue reads (see src/catalog/queries.ts for why),
+// and the key resolver caches it. A process that only looks keys up (the
+// API) never creates a Prisma client.
 import type pg from 'pg';
-import type { Prisma } from '../db/pool/pool.ts';
+import { createPrismaClient, type Prisma } from '../db/pool/prisma.ts';
 import { type ActiveApiKey, generateApiKey } from './api-keys.ts';
 import type { ListedKey } from './key-resolver.ts';
 import { POSTGRES_INT_MAX } from '../db/integers.ts';
@@ -26,34 +28,47 @@ const LIST_ACTIVE = {
 const RECORD_FIELDS = { id: true, name: true, prefix: true, ratePerMinute: true, createdAt: true, revokedAt: true } as const;
 
 export class ApiKeyStore {
-  private readonly prisma: Prisma;
   private readonly pool: pg.Pool;
-  constructor(database: { prisma: Prisma; pool: pg.Pool }) {
-    this.prisma = database.prisma;
+  private client: Promise<Prisma> | undefined;
+  constructor(database: { pool: pg.Pool }) {
     this.pool = database.pool;
+  }
+
+  /** The Prisma client of the commands, made at the first one. */
+  private prisma(): Promise<Prisma> {
+    this.client ??= createPrismaClient(this.pool);
+    return this.client;
   }
 
   /** Creates a key; the returned secret exists nowhere else. */
   async create(name: string, ratePerMinute: number | null): Promise<{ key: ApiKeyRecord; secret: string }> {
     const { secret, prefix, hash } = generateApiKey();
-    const key = await this.prisma.apiKey.create({ data: { name, prefix, keyHash: hash, ratePerMinute }, select: RECORD_FIELDS });
+    const key = await (await this.prisma()).apiKey.create({ data: { name, prefix, keyHash: hash, ratePerMinute }, select: RECORD_FIELDS });
     return { key, secret };
   }
 
-  list(): Promise<ApiKeyRecord[]> {
-    return this.prisma.apiKey.findMany({ orderBy: { id: 'asc' }, select: RECORD_FIELDS });
+  async list(): Promise<ApiKeyRecord[]> {
+    return (await this.prisma()).apiKey.findMany({ orderBy: { id: 'asc' }, select: RECORD_FIELDS });
   }
 
   /** The key with this id or display prefix, revoked or not. */
-  find(idOrPrefix: string): Promise<ApiKeyRecord | null> {
+  async find(idOrPrefix: string): Promise<ApiKeyRecord | null> {
     const where = /^\d+$/.test(idOrPrefix) && Number(idOrPrefix) <= POSTGRES_INT_MAX ? { id: Number(idOrPrefix) } : { prefix: idOrPrefix };
-    return this.prisma.apiKey.findUnique({ where, select: RECORD_FIELDS });
+    return (await this.prisma()).apiKey.findUnique({ where, select: RECORD_FIELDS });
   }
 
   /** Marks the key revoked (once: a revoked key keeps its first revocation time). */
   async revoke(id: number): Promise<ApiKeyRecord> {
-    await this.prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
-    return this.prisma.apiKey.findUniqueOrThrow({ where: { id }, select: RECORD_FIELDS });
+    const prisma = await this.prisma();
+    await prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+    return prisma.apiKey.findUniqueOrThrow({ where: { id }, select: RECORD_FIELDS });
+  }
+
+  /** Lets go of the Prisma client, if a command made one; the pool stays its owner's. */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) await (await client).$disconnect();
   }
 
   /** Every unrevoked key (at most `limit`) with the hash of its secret: what the key resolver checks unknown keys against. */

@@ -55,10 +55,10 @@ runCommand(async () => {
   const config = loadConfig();
   const handle = await openDatabase(config, (message) => console.error(message));
   const database = connectDatabase(handle.url, { poolSize: 1, pgOptions: config.pgOptions });
+  const store = new ApiKeyStore(database);
   try {
     const [{ table: exists } = { table: null }] = await queryOnce<{ table: string | null }>(handle.url, `SELECT to_regclass('public.api_keys')::text AS table`);
     if (!exists) throw new UsageError('the database has no api_keys table yet: run npm run db:migrate first');
-    const store = new ApiKeyStore(database);
     if (action === 'create') {
       const { key, secret } = await store.create(values.name!.trim(), rate);
       const limit = key.ratePerMinute === null ? `the default, ${config.rateLimitKeyPerMinute} per minute (RATE_LIMIT_KEY_PER_MINUTE)` : `${key.ratePerMinute} per minute`;
@@ -75,6 +75,7 @@ runCommand(async () => {
       console.log(`revoked API key ${revoked.id} "${revoked.name}" (${revoked.prefix}) at ${when(revoked.revokedAt)}; running servers refuse it within ${config.apiKeyCacheSeconds} s (API_KEY_CACHE_SECONDS)`);
     }
   } finally {
+    await store.close();
     await database.close();
     await handle.close();
   }

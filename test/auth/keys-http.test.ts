@@ -17,6 +17,7 @@ beforeAll(async () => {
   store = new ApiKeyStore(database);
 });
 afterAll(async () => {
+  await store?.close();
   await database?.close();
 });
 

@@ -201,10 +201,12 @@ function toResponse<T>(response: { statusCode: number; headers: Record<string, s
 /** Creates an API key in the database (as `npm run keys -- create` does); returns its secret. */
 export async function createTestApiKey(databaseUrl: string, options: { name?: string; ratePerMinute?: number | null } = {}): Promise<string> {
   const database = connectDatabase(databaseUrl, { poolSize: 1 });
+  const store = new ApiKeyStore(database);
   try {
-    const { secret } = await new ApiKeyStore(database).create(options.name ?? 'test client', options.ratePerMinute ?? null);
+    const { secret } = await store.create(options.name ?? 'test client', options.ratePerMinute ?? null);
     return secret;
   } finally {
+    await store.close();
     await database.close();
   }
 }

@@ -1,12 +1,8 @@
-// The Prisma client on a pg pool we own, so every SQL statement that reaches
-// Postgres can be counted (per request, for the query-count contract and metrics).
+// The pg pool every statement of the API goes through, counted (per request,
+// for the query-count contract and metrics).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaClient } from '../../generated/prisma/client.ts';
 import { withSessionSettings } from './session-settings.ts';
-
-export type Prisma = PrismaClient;
 
 /** Counts statements issued inside one scope (a request), plus a global total. */
 export class StatementCounter {
@@ -35,7 +31,6 @@ export class StatementCounter {
 }
 
 export interface Database {
-  prisma: PrismaClient;
   pool: pg.Pool;
   statements: StatementCounter;
   close(): Promise<void>;
@@ -128,11 +123,9 @@ export function countedPool(statements: StatementCounter, config: pg.PoolConfig,
 export function connectDatabase(url: string, options: PoolOptions): Database {
   const statements = new StatementCounter();
   const pool = countedPool(statements, boundedPoolConfig(url, options), { unnamedStatements: options.transactionPooler });
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
-    prisma, pool, statements,
+    pool, statements,
     async close() {
-      await prisma.$disconnect();
       await pool.end().catch(() => {});
     },
   };
