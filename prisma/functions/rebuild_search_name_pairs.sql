@@ -9,7 +9,7 @@ LANGUAGE sql AS $$
 $$;
 
 -- A catalogue whose browse rows were built before the dictionary existed
--- (migration 20261208000000_search_name_pairs) gets it here, once: an empty
+-- gets it here, once: an empty
 -- dictionary beside browse rows would tell every search that no name holds
 -- two of its words.
 SELECT rebuild_search_name_pairs() WHERE NOT EXISTS (SELECT 1 FROM search_name_pairs) AND EXISTS (SELECT 1 FROM product_browse);

@@ -2,7 +2,7 @@
 // (which locks the product first): each trigger rebuilds the product's browse
 // row and style document. Replayed step by step on two connections: the
 // second writer's rebuild must wait for the first writer and then see what
-// it committed (migration 20261129030000_read_models_locked). Before the
+// it committed (the products' locks of refresh_product_browse). Before the
 // locks, the two skus of one size deleted by two writers at once left the
 // size in stock on the browse row: each writer still saw the other's sku, so
 // neither changed the row (the second waited for the first's lock on the row,

@@ -1,5 +1,5 @@
-// The search indexes take writes straight into their trees (migration
-// 20261206000000_search_indexes_without_pending_list): with GIN's default
+// The search indexes take writes straight into their trees (fastupdate = off
+// in the baseline migration): with GIN's default
 // pending list, every search read the entries of recent writes one by one
 // until a vacuum merged them, and searches slowed down after a few hundred
 // product updates.
