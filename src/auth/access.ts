@@ -214,8 +214,8 @@ export class AccessControl {
   /**
    * What refused and unknown keys spend: from the shared limiter, or, while
    * it cannot answer (Redis down or slow), from this process's own buckets.
-   * Served requests fail open; wrong keys never do (an outside run with Redis
-   * down got 37,366 lookups and no 429 from a 10 s storm of random keys).
+   * Served requests fail open; wrong keys never do, or a storm of random keys
+   * while Redis is down would get unlimited lookups and no 429.
    */
   private async takeForRefusal(bucket: string, cost: number, limit: number): Promise<RateLimitDecision | undefined> {
     const { limiter } = this.options;

@@ -15,8 +15,8 @@
 // key (`list`) that starts after it arrived, at most one every SCAN_INTERVAL_MS
 // whatever the number of keys presented, and is then decided. A valid key is
 // so never refused because other keys presented from its address were wrong
-// (an outside run's fresh key got 429s for 3.6 s during a storm of random
-// ones), and a storm costs Postgres at most a few scans a second. With more
+// (a fresh key would otherwise share the storm's key-check budget and get
+// 429s), and a storm costs Postgres at most a few scans a second. With more
 // active keys than the cache holds (maxEntries), a scan cannot decide:
 // unknown keys are then looked up one by one, within the address's
 // key-check budget (access.ts), and the table is scanned again a minute later.

@@ -42,9 +42,10 @@ const KEY_FORMATS: Record<string, RegExp> = {
 /**
  * Longest cursor the API can hand out: a name sort key of 255 characters,
  * each up to 6 bytes in JSON (a control character as \u00XX), with the
- * ordering's name and the id, in base64url. The cap was 1,000 characters,
- * and a page of products named in 255 CJK characters handed out cursors of
- * 1,047 that it then refused (found by an outside run).
+ * ordering's name and the id, in base64url. Derived from the longest key
+ * rather than chosen round, so that no cursor the API hands out (a page of
+ * products named in 255 CJK characters gives cursors over 1,000) is one it
+ * then refuses.
  */
 export const MAX_CURSOR_CHARACTERS = Math.ceil(((255 * 6) + '"UPDATED_AT DESC|[,2147483647]"'.length) * 4 / 3);
 

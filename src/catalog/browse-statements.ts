@@ -68,7 +68,7 @@ export function conditions(filter: BrowseFilter, params: Parameters, except: rea
     // One category (a category page) as `=`: the (category, price) and
     // (category, id) indexes then give the page in order. With `= ANY` of an
     // array parameter the generic plan cannot know it holds one value, so
-    // Postgres walked the whole sort-key index, filtering.
+    // Postgres walks the whole sort-key index, filtering.
     const categories = filter.categories!;
     where.push(categories.length === 1
       ? `b.category = ${params.add(categories[0], 'text')}`
@@ -155,7 +155,7 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
   const narrowing = conditions(filter, params, several ? [] : ['categories']);
   // A second read that sorts orders by expressions no index has, so its
   // plan reads the matches by the filter's own index: ordered by the
-  // columns, a generic plan with a cursor walked the ordering's index
+  // columns, a generic plan with a cursor walks the ordering's index
   // instead, through the rest of the category (for a price nothing in it
   // has, after a cursor).
   const unindexed = key ? `${key.column} ${key.type === 'text' ? "|| ''" : "+ interval '0 s'"} ${direction}, b.product_id + 0 ${direction}` : `b.product_id + 0 ${direction}`;
@@ -164,7 +164,7 @@ export function pageStatement(filter: BrowseFilter, order: BrowseOrder, after: P
   // Several categories: each category read as one is (its range of the
   // ordering's index walked, or its price range's matches sorted), and the
   // first rows of them all (`= ANY` of an array a generic plan cannot size
-  // was read with a scan of every product).
+  // is read with a scan of every product).
   const secondRead = several
     ? `(SELECT b.* FROM unnest(${params.add(filter.categories, 'text[]')}) AS c(category)
         CROSS JOIN LATERAL (SELECT ${columns} FROM product_browse b ${whereClause(['b.category = c.category', ...conditions(filter, params, ['categories']), ...cursor])}

@@ -66,8 +66,8 @@ const options = { maxBatchSize: MAX_BATCH_SIZE };
 
 /**
  * Each loader is made when a request first asks for it: a request uses one
- * or a few of them (a REST read one), and making all of them was most of what
- * a small request's loaders cost.
+ * or a few of them (a REST read one), and making all of them would be most of
+ * what a small request's loaders cost.
  */
 class Loaders implements CatalogLoaders {
   readonly touchedProducts = new Set<number>();

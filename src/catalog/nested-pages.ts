@@ -52,7 +52,7 @@ export function groupByPageKey<Row extends object>(rows: PageRow<Row>[], keyCoun
 /**
  * The page of a list already read whole, by the same rule as the statements:
  * styles with their photos and skus, whose per-product document Postgres
- * reads whole 15 times faster than it pages it (docs/graphql.md "Nested paging").
+ * reads whole faster than it pages it (above; docs/graphql.md "Nested paging").
  */
 export function pageOfList<T extends { id: number }>(list: readonly T[], first: number | null, after: number | null): T[] {
   const start = after === null ? 0 : list.findIndex((item) => item.id > after);

@@ -6,9 +6,9 @@
 //
 // Reads use plain `pg` with named prepared statements rather than Prisma, not
 // even Prisma TypedSQL ($queryRawTyped: the same hand-written SQL, types from
-// Prisma): the product page's keyed read through it ran at 0.29x the rate of
-// this path, with 3.4x the Node CPU per read (`node scripts/typedsql-vs-pg.ts`,
-// docs/architecture.md). Prisma's pg adapter sends every statement unnamed,
+// Prisma), which costs the product page's keyed read far more than the 10% the
+// project accepts for a convention (docs/architecture.md, measured by
+// `node scripts/typedsql-vs-pg.ts`). Prisma's pg adapter sends every statement unnamed,
 // so Postgres parses and plans it each time, where here each statement is
 // parsed and planned once per connection. Keys go in as
 // one array parameter (`= ANY($1)`), so one prepared statement serves every

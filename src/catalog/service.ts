@@ -213,8 +213,8 @@ export class CatalogService {
       const localVersion = (tx.opened[0] as { version: string } | undefined)?.version ?? null;
       // A snapshot fetched before a write here (through the sidecar) must not
       // undo it: a sync round that read the legacy service just before a PUT
-      // applied its older product over the PUT's (an outside CI run under
-      // load served the old name until the next round).
+      // would apply its older product over the PUT's, and serve the old name
+      // until the next round.
       if (readBefore !== undefined && localVersion !== readBefore) {
         return { outcome: 'superseded', missingRelated: [] };
       }

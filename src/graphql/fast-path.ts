@@ -4,7 +4,7 @@
 // the response cache on or off. Apollo would hash the document's text again,
 // look it up, call every plugin's hooks, negotiate the media type twice, build
 // its request context and serialise the result through its own layers: for a
-// product page that was more than half of the Node CPU the request cost
+// product page that is more than half of the Node CPU the request costs
 // (docs/performance.md). Here the same checks run, with the same functions,
 // in the order Apollo's plugins run them, on variables coerced once:
 //
@@ -99,7 +99,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * `extensions` exactly as Apollo Client's persisted-queries link writes it
  * (version 4 names itself first, in `clientLibrary`): its hash is read
- * without parsing the JSON (JSON.parse of it was 3% of a persisted hit's
+ * without parsing the JSON (JSON.parse of it is 3% of a persisted hit's
  * CPU). Any other spelling is parsed. The names' strings hold no quote,
  * backslash or control character, so they are JSON strings as they stand.
  */

@@ -143,8 +143,8 @@ export class PreparedOperation {
   /**
    * The response cache key of its result: the document's hash, the operation
    * name, and the variables it declares, as sent (others change nothing, and
-   * would let one client make any number of keys for one result: found by an
-   * outside run padding requests with an undeclared 200 KB variable).
+   * would let one client make any number of keys for one result, by padding
+   * requests with an undeclared variable).
    */
   cacheKey(sent: Variables | null | undefined): string {
     const declared: Variables = {};

@@ -2,9 +2,9 @@
 // keys and fingerprints built from client-supplied objects. A value that
 // JSON.stringify would leave out (undefined, a function) is written `null`.
 //
-// Iterative: the values come from clients, and a recursive walk overflows the
-// stack a few thousand levels down (an outside run got a 500 from a GraphQL
-// variable nested 6,000 levels deep; JSON.parse takes any depth).
+// Iterative: the values come from clients, JSON.parse takes any depth, and a
+// recursive walk overflows the stack a few thousand levels down (a GraphQL
+// variable nested that deep would be a 500).
 
 /** What is left to write: a value, or text between its parts. */
 type Step = { value: unknown } | string;

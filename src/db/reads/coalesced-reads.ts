@@ -7,8 +7,8 @@
 // (setImmediate: after the poll phase, before the next one). So at low load
 // a statement goes out at once with one request's keys, and under load one
 // statement answers many requests: Postgres parses, executes and answers it
-// once, and Node sends, awaits and decodes one reply instead of many: 1.3-1.9x
-// the rate of a statement per request (docs/performance.md).
+// once, and Node sends, awaits and decodes one reply instead of many (the
+// rate it gains over a statement per request: docs/performance.md).
 //
 // What each request sees is unchanged:
 // - its rows, and only its rows: the reply is split by key;

@@ -39,8 +39,8 @@ export const Product: ProductResolvers = {
     const page = pageKey(product, args, context);
     if (!page) return stylesOf(product, info, context);
     // With photos or skus, styles come from the product's style document, one
-    // row a product that Postgres reads 15 times faster whole than paged
-    // (json_array_elements; docs/graphql.md "Nested paging"): paged here.
+    // row a product that Postgres reads faster whole than paged
+    // (src/catalog/nested-pages.ts; docs/graphql.md "Nested paging"): paged here.
     if (product.styles || selectsAny(info, MEDIA)) return pageOfList(await stylesOf(product, info, context), page.first, page.after);
     return context.loaders.stylePages.load(page);
   },
