@@ -32,8 +32,9 @@ import { type Load, type Measurement, loadLabel } from './lib/measurement.ts';
 import { BASELINE_SCRIPT, type BenchPlan, WRITE_SCENARIOS, estimatedSeconds, floorsOf, measuredRuns, parsePlan, scriptOf } from './lib/plan.ts';
 import { SHOP_MIX_SCENARIO, type ShopMixFiles, shopMixEnv, writeShopMix } from './lib/shop-mix.ts';
 import { type BrowseScenario, writeBrowseRequests } from './lib/browse-requests.ts';
-import { BASELINE, BASELINE_TABLES, type BenchRow, RATIO_NOTE, floorLines, sortRows, textTable } from './lib/report.ts';
-import { type RunInfo, newResultsDir, saveChart, saveResults } from './lib/results.ts';
+import { BASELINE, BASELINE_TABLES, type BenchRow, RATIO_NOTE, floorLines, textTable } from './lib/report.ts';
+import { type RunInfo, newResultsDir, saveChart, saveResults, shownRows } from './lib/results.ts';
+import { endProvenance, startProvenance } from './lib/provenance.ts';
 import { registerPersistedQuery, sampleStatements } from './lib/sample-requests.ts';
 import { GRAPHQL_SCENARIOS } from './lib/graphql-scenarios.ts';
 import { type CacheMode, type ServerProcess, startApi, startBaseline } from './lib/server-process.ts';
@@ -76,7 +77,9 @@ runCommand(async () => {
     const catalogue: BenchCatalogue = database ? await ensureBenchCatalogue(database.url, plan.scale, config.dataDir) : await loadedCatalogue(plan.databaseUrl!);
     // Random ids over the whole catalogue, or over a hot set of the first N ids.
     const idMax = plan.hot === undefined ? catalogue.maxId : Math.min(plan.hot, catalogue.maxId);
-    info = { plan, startedAt, products: catalogue.products, summary: describe(plan, catalogue.products, database === undefined) };
+    const summary = describe(plan, catalogue.products, database === undefined);
+    const data = { products: catalogue.products, ...(database ? { scale: plan.scale, generated: 'npm run data:generate, default text' } : { database: new URL(catalogue.url).pathname.slice(1) }), ...(plan.hot ? { hot: plan.hot } : {}), summary };
+    info = { plan, startedAt, products: catalogue.products, summary, provenance: startProvenance('bench', process.argv.slice(2), data) };
     const runInfo = info;
     // The write scenarios' key, in the bench database the API will run on.
     const apiKey = plan.scenarios.some((s) => WRITE_SCENARIOS.has(s)) ? await createBenchApiKey(catalogue.url, `bench ${startedAt.toISOString()}`) : undefined;
@@ -118,11 +121,12 @@ runCommand(async () => {
       // of it as one storing every miss.
       const warmup = plan.hot !== undefined && target.cache === 'redis' ? 2 * plan.warmupSeconds : plan.warmupSeconds;
       generate(target, plan.generator === 'k6' ? { rate: 200 } : plan.loads[0]!, `${warmup}s`, `${name}-warmup`);
-      for (const load of plan.loads) {
-        console.log(`${target.scenario} (${setup}): ${loadLabel(load)} for ${plan.duration}`);
+      for (let run = 1; run <= plan.runs; run++) for (const load of plan.loads) {
+        const ofRuns = plan.runs > 1 ? `, run ${run} of ${plan.runs}` : '';
+        console.log(`${target.scenario} (${setup}): ${loadLabel(load)} for ${plan.duration}${ofRuns}`);
         const counting = target.cache !== null && target.cache !== 'off';
         const before = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
-        const file = `${name}-${loadLabel(load).replace(/\W+/g, '')}`;
+        const file = `${name}-${loadLabel(load).replace(/\W+/g, '')}${plan.runs > 1 ? `-run${run}` : ''}`;
         const measured = generate(target, load, plan.duration, file);
         if (!target.server.running()) throw new BenchError(`the server under ${target.scenario} (${setup}) exited during the run at ${loadLabel(load)}; figures so far in ${resultsDir}`);
         const after = counting ? await readCacheCounters(target.server.url, target.workers) : undefined;
@@ -132,6 +136,7 @@ runCommand(async () => {
           scenario: target.scenario, workers: target.workers, cache: target.cache, load, ...(target.api ? { api: target.api } : {}),
           hitRatio: before && after ? hitRatio(before, after) : null,
           raw: path.join('raw', `${file}.${'rate' in load ? 'json' : 'txt'}`),
+          ...(plan.runs > 1 ? { run } : {}),
         });
         saveResults(resultsDir, runInfo, rows);
       }
@@ -164,8 +169,10 @@ runCommand(async () => {
     await database?.close();
   }
   if (!info) return;
+  info.provenance = endProvenance(info.provenance);
+  saveResults(resultsDir, info, rows, true);
   saveChart(resultsDir, info, rows);
-  const sorted = sortRows(rows, plan.scenarios);
+  const sorted = shownRows(info, rows);
   console.log(`\n${info.summary}\n${textTable(sorted)}`);
   if (quality) console.log(`\n${quality}`);
   console.log(RATIO_NOTE);

@@ -9,6 +9,7 @@ import { type BaselineSource, CACHE_MODES, type CacheMode } from './server-proce
 import { GRAPHQL_SCENARIOS } from './graphql-scenarios.ts';
 import { BROWSE_SCENARIOS } from './browse-requests.ts';
 import { SHOP_MIX_SCENARIO } from './shop-mix.ts';
+import { isPublishedName } from './provenance.ts';
 
 /**
  * The browse scenarios' requests: each its own file, one script
@@ -57,6 +58,10 @@ export interface BenchPlan {
   databaseUrl: string | undefined;
   /** Other checkouts of the API measured beside this one in the same run (--api-root), each row labelled with its folder's name. */
   apiRoots: string[];
+  /** Measured runs of each scenario at each load, one after another on the same server (--runs): the table shows their medians. */
+  runs: number;
+  /** --save <name>: the results also written to docs/performance/<name>.json, the files the docs quote. */
+  save: string | undefined;
 }
 
 function list(values: string[] | undefined, fallback: string): string[] {
@@ -114,6 +119,8 @@ export function parsePlan(args: string[]): BenchPlan {
       warmup: { type: 'string', default: `${WARMUP_SECONDS}s` },
       'database-url': { type: 'string' },
       'api-root': { type: 'string', multiple: true },
+      runs: { type: 'string', default: '1' },
+      save: { type: 'string' },
     } }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -142,7 +149,9 @@ export function parsePlan(args: string[]): BenchPlan {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError('--database-url must be a postgres:// URL');
   const apiRoots = (values['api-root'] ?? []).map((root) => path.resolve(root));
   for (const root of apiRoots) if (!fs.existsSync(path.join(root, 'src/main.ts'))) throw new UsageError(`--api-root ${root} has no src/main.ts`);
-  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds, databaseUrl, apiRoots };
+  const runs = wholeOption('runs', values.runs, 1, 9);
+  if (values.save !== undefined && !isPublishedName(values.save)) throw new UsageError(`--save must be a file name of lower-case letters, digits and dashes (got ${JSON.stringify(values.save)})`);
+  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds, databaseUrl, apiRoots, runs, save: values.save };
 }
 
 /**
@@ -157,7 +166,7 @@ export function floorsOf(plan: Pick<BenchPlan, 'scenarios'>): BaselineSource[] {
 /** Measured runs in the plan: each scenario per cache mode and API, plus the baselines, at every worker count and load. */
 export function measuredRuns(plan: BenchPlan): number {
   const apis = 1 + plan.apiRoots.length;
-  return plan.workers.length * (plan.scenarios.length * plan.cacheModes.length * apis + floorsOf(plan).length) * plan.loads.length;
+  return plan.workers.length * (plan.scenarios.length * plan.cacheModes.length * apis + floorsOf(plan).length) * plan.loads.length * plan.runs;
 }
 
 /** A rough duration of the whole plan, for the line printed before it starts. */

@@ -27,6 +27,39 @@ export interface BenchRow extends Measurement {
   api?: string;
   /** The generator's raw output for this run, relative to the results directory. */
   raw: string;
+  /** Which of the plan's --runs this is (1-based); on a median row, how many runs it is the median of. */
+  run?: number;
+  runs?: number;
+}
+
+const middle = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+};
+
+/**
+ * One row per scenario, workers, cache, load and API: each figure the median
+ * of its runs (each figure on its own, as the docs quote medians of three).
+ */
+export function medianRows(rows: readonly BenchRow[]): BenchRow[] {
+  const groups = new Map<string, BenchRow[]>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.scenario, row.workers, row.cache, loadLabel(row.load), row.api ?? null]);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+  return [...groups.values()].map((group) => {
+    const figure = (pick: (row: BenchRow) => number) => middle(group.map(pick));
+    const sql = group.map((row) => row.sql).filter((value): value is number => value !== null);
+    const hits = group.map((row) => row.hitRatio).filter((value): value is number => value !== null);
+    const { run: _run, ...first } = group[0]!;
+    return {
+      ...first, runs: group.length,
+      requests: figure((row) => row.requests), rps: figure((row) => row.rps),
+      p50: figure((row) => row.p50), p95: figure((row) => row.p95), p99: figure((row) => row.p99),
+      errors: figure((row) => row.errors), dropped: figure((row) => row.dropped),
+      sql: sql.length > 0 ? middle(sql) : null, hitRatio: hits.length > 0 ? middle(hits) : null,
+    };
+  });
 }
 
 /** A row's figures divided by the baseline's at the same worker count and load. */

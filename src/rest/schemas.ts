@@ -74,11 +74,11 @@ const nonBlank = (maxLength: number, message: string, extra: Record<string, unkn
   type: 'string', minLength: 1, maxLength, pattern: NON_BLANK_PATTERN, [MESSAGE]: message, ...extra,
 });
 
-/** The shared schemas (`components.schemas` of the document), each with its `$id`. */
-export function componentSchemas(options: OpenApiOptions): Record<string, { $id: string } & Record<string, unknown>> {
-  const product = {
+/** A product's fields as read (the list item's, and the detail's besides its features). */
+function productProperties(campus: string) {
+  return {
     id: { type: 'integer', minimum: 1, maximum: MAX_INT, description: 'Product id.', examples: [1] },
-    campus: { type: 'string', const: options.campus, description: 'Always the configured campus (kept for legacy clients).' },
+    campus: { type: 'string', const: campus, description: 'Always the configured campus (kept for legacy clients).' },
     name: { type: 'string', examples: ['Camo Onesie'] },
     slogan: { type: 'string', examples: ['Blend in to your crowd'] },
     description: { type: 'string', examples: ['The So Fatigues will wake you up and fit you in.'] },
@@ -87,8 +87,10 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
     created_at: ref('Timestamp'),
     updated_at: ref('Timestamp'),
   };
-  const productKeys = Object.keys(product);
+}
 
+/** A style's photos and skus, with the live service's placeholders when they are on. */
+function stylePhotosAndSkus(emptyPlaceholders: boolean) {
   const photo = {
     type: 'object',
     properties: { thumbnail_url: { type: 'string' }, url: { type: 'string' } },
@@ -105,46 +107,50 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
 
   // With placeholders on, an empty list or map is never sent: the live
   // service's null placeholder is sent instead.
-  const photos = options.emptyPlaceholders
+  const photos = emptyPlaceholders
     ? {
       description: 'Photos in photo id order; a style without photos has the single placeholder `[{"thumbnail_url": null, "url": null}]`.',
       oneOf: [{ type: 'array', items: ref('Photo'), minItems: 1 }, ref('PhotosPlaceholder')],
     }
     : { type: 'array', items: ref('Photo'), description: 'Photos in photo id order (empty when the style has none).' };
-  const skus = options.emptyPlaceholders
+  const skus = emptyPlaceholders
     ? {
       description: 'Skus keyed by sku id; a style without skus has the single placeholder `{"null": {"quantity": null, "size": null}}`.',
       oneOf: [{ ...skuMap, minProperties: 1 }, ref('SkusPlaceholder')],
     }
     : { ...skuMap, description: `${skuMap.description} Empty when the style has none.` };
+  return { photo, photos, skus };
+}
 
-  const textRule = 'Unicode text (no lone surrogate such as "\\ud800", no invalid UTF-8) without NUL characters';
-  const writeFields = {
-    name: nonBlank(255, 'must be a string of 1 to 255 characters, not blank, without NUL characters', { description: `${textRule}; trimmed; must not be blank.` }),
-    slogan: text(1000, 'must be a string of at most 1000 characters, without NUL characters', { description: `${textRule}; trimmed.` }),
-    description: text(10_000, 'must be a string of at most 10000 characters, without NUL characters', { description: `${textRule}; trimmed.` }),
-    category: nonBlank(255, 'must be a string of 1 to 255 characters, not blank, without NUL characters', { description: `${textRule}; trimmed; must not be blank.` }),
-    default_price: {
-      description: 'From 0 to 99999999.99: a string with at most two decimals ("140", "140.5", "140.00"), or a number, which is rounded to the cent (send a string for an exact amount).',
-      oneOf: [
-        { type: 'string', pattern: PRICE_PATTERN },
-        { type: 'number', minimum: 0, maximum: MAX_PRICE },
-      ],
-      [MESSAGE]: 'must be a price from 0 to 99999999.99: a string with at most two decimals (e.g. "140.00") or a number',
-    },
-    features: {
-      type: 'array',
-      maxItems: 100,
-      description: 'Replaces all the product\'s features, in this order.',
-      items: ref('FeatureInput'),
-      [MESSAGE]: 'must be a list of at most 100 {feature, value} objects',
-    },
-  };
+const textRule = 'Unicode text (no lone surrogate such as "\\ud800", no invalid UTF-8) without NUL characters';
+const WRITE_FIELDS = {
+  name: nonBlank(255, 'must be a string of 1 to 255 characters, not blank, without NUL characters', { description: `${textRule}; trimmed; must not be blank.` }),
+  slogan: text(1000, 'must be a string of at most 1000 characters, without NUL characters', { description: `${textRule}; trimmed.` }),
+  description: text(10_000, 'must be a string of at most 10000 characters, without NUL characters', { description: `${textRule}; trimmed.` }),
+  category: nonBlank(255, 'must be a string of 1 to 255 characters, not blank, without NUL characters', { description: `${textRule}; trimmed; must not be blank.` }),
+  default_price: {
+    description: 'From 0 to 99999999.99: a string with at most two decimals ("140", "140.5", "140.00"), or a number, which is rounded to the cent (send a string for an exact amount).',
+    oneOf: [
+      { type: 'string', pattern: PRICE_PATTERN },
+      { type: 'number', minimum: 0, maximum: MAX_PRICE },
+    ],
+    [MESSAGE]: 'must be a price from 0 to 99999999.99: a string with at most two decimals (e.g. "140.00") or a number',
+  },
+  features: {
+    type: 'array',
+    maxItems: 100,
+    description: 'Replaces all the product\'s features, in this order.',
+    items: ref('FeatureInput'),
+    [MESSAGE]: 'must be a list of at most 100 {feature, value} objects',
+  },
+};
 
-  // A product as read carries these too: a PUT of it, edited, ignores them.
-  const readOnlyFields = Object.fromEntries(productKeys.filter((key) => !(key in writeFields)).map((key) => [key, { description: 'Read-only: ignored.' }]));
-
-  const schemas: Record<string, Record<string, unknown>> = {
+/** The schemas of what the routes answer. */
+function readSchemas(options: OpenApiOptions): Record<string, Record<string, unknown>> {
+  const product = productProperties(options.campus);
+  const productKeys = Object.keys(product);
+  const { photo, photos, skus } = stylePhotosAndSkus(options.emptyPlaceholders);
+  return {
     Money: {
       type: 'string',
       pattern: '^\\d+\\.\\d{2}$',
@@ -240,6 +246,14 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
       required: ['error'],
       additionalProperties: false,
     },
+  };
+}
+
+/** The schemas of what the writes take. */
+function writeSchemas(options: OpenApiOptions): Record<string, Record<string, unknown>> {
+  // A product as read carries these too: a PUT of it, edited, ignores them.
+  const readOnlyFields = Object.fromEntries(Object.keys(productProperties(options.campus)).filter((key) => !(key in WRITE_FIELDS)).map((key) => [key, { description: 'Read-only: ignored.' }]));
+  return {
     FeatureInput: {
       type: 'object',
       properties: {
@@ -253,7 +267,7 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
     ProductCreate: {
       type: 'object',
       description: 'Other properties are ignored.',
-      properties: writeFields,
+      properties: WRITE_FIELDS,
       required: ['name', 'slogan', 'description', 'category', 'default_price'],
       examples: [{
         name: 'Camo Onesie', slogan: 'Blend in to your crowd', description: 'The So Fatigues will wake you up and fit you in.',
@@ -264,17 +278,22 @@ export function componentSchemas(options: OpenApiOptions): Record<string, { $id:
     ProductUpdate: {
       type: 'object',
       description: 'Any subset of the create fields, at least one. The read-only fields of a product as read (`id`, `created_at`, …) are ignored, so a product read, edited and sent back is accepted; any other property is refused (400: a misspelt field would otherwise change nothing). `features` replaces all features.',
-      properties: { ...writeFields, ...readOnlyFields },
-      anyOf: Object.keys(writeFields).map((key) => ({ required: [key] })),
+      properties: { ...WRITE_FIELDS, ...readOnlyFields },
+      anyOf: Object.keys(WRITE_FIELDS).map((key) => ({ required: [key] })),
       additionalProperties: false,
       examples: [{ default_price: '120.00' }],
       [MESSAGE]: {
         type: 'must be a JSON object',
-        anyOf: `must contain at least one of the fields ${Object.keys(writeFields).join(', ')}`,
+        anyOf: `must contain at least one of the fields ${Object.keys(WRITE_FIELDS).join(', ')}`,
         additionalProperties: 'is not a product field',
       },
     },
   };
+}
+
+/** The shared schemas (`components.schemas` of the document), each with its `$id`. */
+export function componentSchemas(options: OpenApiOptions): Record<string, { $id: string } & Record<string, unknown>> {
+  const schemas = { ...readSchemas(options), ...writeSchemas(options) };
   return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, { $id: name, ...schema }]));
 }
 
