@@ -6,7 +6,8 @@
 // keep-alive pings, slow consumers, and closing for a restart.
 //
 // Close codes: 4400 a malformed message (graphql-ws), 4401 a key that is not
-// valid or none where reads need one, 4403 an Origin CORS_ORIGINS does not
+// valid or none where reads need one, or a key revoked while the connection
+// was open (key-watch.ts), 4403 an Origin CORS_ORIGINS does not
 // allow, 4408 no connection_init in time (graphql-ws), 4429 the caller's
 // rate-limit budget spent, 1012 the server restarting (clients reconnect),
 // 1013 a connection too slow to take its events, or a key that cannot be
@@ -20,6 +21,7 @@ import { type ExecutionResult, GraphQLError, type GraphQLFormattedError, type Gr
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type AccessControl, AddressRateLimited, type Caller, ConflictingKeys, isIdentifyFailure, rateLimitMessage, Unauthenticated } from '../../auth/access.ts';
 import type { LiveHub, LiveOperation, LiveSubscription } from './hub.ts';
+import { type KeyWatch, revokedMessage } from './key-watch.ts';
 import type { LiveOperations } from './operation.ts';
 
 /** The largest message a client may send: a subscribe message's document is bounded by GRAPHQL_MAX_TOKENS long before this. */
@@ -48,6 +50,8 @@ export interface WsTransportOptions {
   /** Whether a browser's Origin may connect (CORS_ORIGINS); true without an Origin header. */
   originAllowed(headers: IncomingHttpHeaders): boolean;
   maxSubscriptionsPerConnection: number;
+  /** Ends connections whose key is revoked while they are open. */
+  keyWatch: KeyWatch;
   pingMs: number;
   initTimeoutMs: number;
   warn(message: string, error?: unknown): void;
@@ -58,6 +62,10 @@ interface Connection {
   socket: WebSocket;
   request: IncomingMessage;
   caller: Caller | undefined;
+  /** The headers its key came in (the upgrade's, or connection_init's payload): checked again for each subscription. */
+  credentials: IncomingHttpHeaders;
+  /** Stops watching its key (key-watch.ts). */
+  unwatch: () => void;
   /** Answered a ping since the last one (or sent anything). */
   alive: boolean;
   /** Refused subscriptions' errors, by subscription id, for the `error` message (onError). */
@@ -160,7 +168,7 @@ export class WsTransport {
   }
 
   private opened(server: ReturnType<WsTransport['protocolServer']>, socket: WebSocket, request: IncomingMessage): void {
-    const connection: Connection = { socket, request, caller: undefined, alive: true, refusals: new Map() };
+    const connection: Connection = { socket, request, caller: undefined, credentials: {}, unwatch: () => {}, alive: true, refusals: new Map() };
     this.connections.add(connection);
     socket.on('pong', () => { connection.alive = true; });
     // A socket error (a client that reset, a frame over the limit) closes it; ws has already sent the close frame if it could.
@@ -190,6 +198,7 @@ export class WsTransport {
     }, connection);
     socket.once('close', (code: number, why: Buffer) => {
       this.connections.delete(connection);
+      connection.unwatch();
       void closed(code, why.toString());
     });
   }
@@ -209,6 +218,12 @@ export class WsTransport {
             message: `at most ${options.maxSubscriptionsPerConnection} subscriptions per connection (LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION): complete one first`,
             extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit: options.maxSubscriptionsPerConnection },
           }]);
+        }
+        if (caller.key && (await options.access.stillValid(connection.credentials)) === false) {
+          // Revoked since the connection started: refused, and the connection closed as the key watch would.
+          const message = revokedMessage(caller.key.prefix);
+          void this.end(connection, CloseCode.Unauthorized, message);
+          return this.refuse(connection, id, [{ message, extensions: { code: 'UNAUTHENTICATED' } }]);
         }
         const prepared = await options.operations.prepare(payload, caller);
         if ('refusal' in prepared) return this.refuse(connection, id, prepared.refusal.errors);
@@ -261,6 +276,10 @@ export class WsTransport {
       return false;
     }
     connection.caller = caller;
+    connection.credentials = headers;
+    connection.unwatch = this.options.keyWatch.hold(caller, headers, (message) => void this.end(connection, CloseCode.Unauthorized, message));
+    // Closed while its key was checked: its close handler has run already.
+    if ((socket.readyState as number) === socket.CLOSED) connection.unwatch();
     return true;
   }
 }

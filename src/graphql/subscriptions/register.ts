@@ -22,6 +22,7 @@ import type { GraphQLContext } from '../context.ts';
 import { makeFormatError } from '../errors.ts';
 import { WsTransport } from './graphql-ws.ts';
 import { LiveHub } from './hub.ts';
+import { KeyWatch } from './key-watch.ts';
 import { LiveOperations } from './operation.ts';
 import { SSE_PATH, SseTransport } from './sse.ts';
 
@@ -102,15 +103,16 @@ export function registerSubscriptions(app: FastifyInstance, deps: LiveDependenci
   });
   const originAllowed = originRule(config.cors.origins);
   const clientAddress = clientAddressRule(config.trustProxy);
+  const keyWatch = new KeyWatch(access);
   const ws = new WsTransport({
-    schema, hub, operations, access, clientAddress,
+    schema, hub, operations, access, clientAddress, keyWatch,
     originAllowed: (headers) => originAllowed(headers.origin, headers.host),
     maxSubscriptionsPerConnection: config.live.maxSubscriptionsPerConnection,
     pingMs: config.live.pingMs,
     initTimeoutMs: config.live.initTimeoutMs,
     warn,
   });
-  const sse = new SseTransport({ schema, hub, operations, access, originAllowed: (headers) => originAllowed(headers.origin, headers.host) });
+  const sse = new SseTransport({ schema, hub, operations, access, keyWatch, originAllowed: (headers) => originAllowed(headers.origin, headers.host) });
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if ((request.url ?? '').split('?')[0] === WS_PATH) return ws.upgrade(request, socket, head);
     socket.end(`HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n`);
@@ -120,6 +122,7 @@ export function registerSubscriptions(app: FastifyInstance, deps: LiveDependenci
   // Before Fastify closes the server (it waits for every connection): subscribers are told to reconnect.
   app.addHook('preClose', async () => {
     app.server.off('upgrade', upgrade);
+    keyWatch.close();
     await Promise.all([ws.close(), sse.close()]);
   });
   app.addHook('onClose', async () => hub.close());

@@ -6,6 +6,9 @@
 // ids), 401 (the key), 403 (the Origin), 406 (not asking for a stream), 429
 // (the budget), 503 (restarting, or a key that cannot be checked now).
 //
+// A stream whose API key is revoked while it is open gets a last `next` event
+// with an UNAUTHENTICATED error saying so, then `complete` (key-watch.ts).
+//
 // On a restart the stream just ends (no `complete` event): EventSource and
 // graphql-sse's client reconnect, and get each product's current state again.
 // A stream whose socket stays full (the reader is not reading) is cut once
@@ -16,6 +19,7 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import { type AccessControl, type Caller, isIdentifyFailure, refusal as identifyRefusal } from '../../auth/access.ts';
 import type { LiveHub, LiveOperation } from './hub.ts';
+import type { KeyWatch } from './key-watch.ts';
 import type { LiveOperations } from './operation.ts';
 
 export const SSE_PATH = '/graphql/stream';
@@ -26,12 +30,17 @@ export interface SseTransportOptions {
   hub: LiveHub;
   operations: LiveOperations;
   access: AccessControl;
+  /** Ends streams whose key is revoked while they are open. */
+  keyWatch: KeyWatch;
   /** Whether a browser's Origin may subscribe (CORS_ORIGINS); true without an Origin header. */
   originAllowed(headers: IncomingHttpHeaders): boolean;
 }
 
 type StreamContext = {
   live: LiveOperation;
+  caller: Caller;
+  /** The request's headers (its key, checked again while the stream is open). */
+  headers: IncomingHttpHeaders;
   response: ServerResponse;
   /** Resolves once everything written to the response has been handed to the kernel. */
   written: () => Promise<void>;
@@ -96,13 +105,18 @@ export class SseTransport {
         }
         const reply = req.context.reply;
         for (const [name, value] of prepared.headers) void reply.header(name, value);
-        const context: StreamContext = { live: prepared.operation, response: reply.raw, written: trackWrites(reply.raw) };
+        const caller = callers.get(request)!;
+        const context: StreamContext = { live: prepared.operation, caller, headers: request.headers, response: reply.raw, written: trackWrites(reply.raw) };
         return { schema: options.schema, document: prepared.operation.document, operationName: prepared.operation.operationName, contextValue: context };
       },
       subscribe: (args) => {
         const context = args.contextValue as StreamContext;
         const subscription = options.hub.subscribe(context.live);
         subscription.onStalled = () => context.response.destroy();
+        const unwatch = options.keyWatch.hold(context.caller, context.headers, (message) => {
+          subscription.finish({ data: null, errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] });
+        });
+        context.response.once('close', unwatch);
         // Its results' errors are formatted already (plain objects), which is all an event's JSON needs.
         return subscription as unknown as AsyncGenerator<ExecutionResult>;
       },
