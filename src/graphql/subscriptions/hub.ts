@@ -218,6 +218,7 @@ export class LiveHub {
   /** @internal Called by a subscription that ended. */
   unsubscribe(subscription: LiveSubscription): void {
     this.subscriptionCount--;
+    subscription.onEnd?.();
     this.blocked.delete(subscription);
     for (const job of subscription.jobs) {
       job.subscribers.delete(subscription);
@@ -386,6 +387,8 @@ export class LiveSubscription implements AsyncGenerator<LivePayload, undefined> 
   blockedSince: number | undefined;
   /** Called once if it stalls (see LiveHub); the transport closes its connection. */
   onStalled: (() => void) | undefined;
+  /** Called once when it leaves the hub (completed, finished, or its connection closed): gives back its place under the caps. */
+  onEnd: (() => void) | undefined;
   private readonly hub: LiveHub;
   private readonly pending = new Map<number, LivePayload>();
   private waiter: ((result: IteratorResult<LivePayload>) => void) | undefined;

@@ -91,8 +91,10 @@ export class LiveOperations {
   /**
    * Checks what the caller sent, and charges its cost to the caller's
    * budget: a LiveOperation, or a refusal with its errors and status.
+   * `admit` (the caps, capacity.ts) may refuse a checked operation before
+   * anything is charged.
    */
-  async prepare(request: SubscribeRequest, caller: Caller): Promise<Prepared> {
+  async prepare(request: SubscribeRequest, caller: Caller, admit?: (operation: LiveOperation) => Refusal | undefined): Promise<Prepared> {
     try {
       const operation = this.check(request);
       try {
@@ -101,6 +103,8 @@ export class LiveOperations {
         if (!(error instanceof Unauthenticated)) throw error;
         return this.refuse(401, new GraphQLError(error.message, { extensions: { code: 'UNAUTHENTICATED' } }), [['www-authenticate', error.challenge]]);
       }
+      const refused = admit?.(operation.live);
+      if (refused) return { refusal: refused };
       const headers: [string, string][] = [];
       if (this.options.access.rateLimited) {
         const cost = costUnits(operation.cost, this.options.rateLimitCostUnit);

@@ -4,7 +4,8 @@
 // with a stream of `next` events. Refusals are HTTP statuses before the
 // stream starts, with a GraphQL error body: 400 (the document, a limit, the
 // ids), 401 (the key), 403 (the Origin), 406 (not asking for a stream), 429
-// (the budget), 503 (restarting, or a key that cannot be checked now).
+// (the budget, or the client's caps: capacity.ts), 503 (restarting, a key
+// that cannot be checked now, or the process's caps).
 //
 // A stream whose API key is revoked while it is open gets a last `next` event
 // with an UNAUTHENTICATED error saying so, then `complete` (key-watch.ts).
@@ -20,6 +21,7 @@ import { createHandler } from 'graphql-sse/lib/use/fastify';
 import { type AccessControl, type Caller, isIdentifyFailure, refusal as identifyRefusal } from '../../auth/access.ts';
 import type { LiveHub, LiveOperation } from './hub.ts';
 import type { KeyWatch } from './key-watch.ts';
+import { capAnswer, type ConnectionSlot, isCapRefusal, type LiveCapacity } from './capacity.ts';
 import type { LiveOperations } from './operation.ts';
 
 export const SSE_PATH = '/graphql/stream';
@@ -32,6 +34,8 @@ export interface SseTransportOptions {
   access: AccessControl;
   /** Ends streams whose key is revoked while they are open. */
   keyWatch: KeyWatch;
+  /** The caps on connections and subscriptions, shared with WebSockets. */
+  capacity: LiveCapacity;
   /** Whether a browser's Origin may subscribe (CORS_ORIGINS); true without an Origin header. */
   originAllowed(headers: IncomingHttpHeaders): boolean;
 }
@@ -41,6 +45,8 @@ type StreamContext = {
   caller: Caller;
   /** The request's headers (its key, checked again while the stream is open). */
   headers: IncomingHttpHeaders;
+  /** Gives back its place under the subscription caps. */
+  release: () => void;
   response: ServerResponse;
   /** Resolves once everything written to the response has been handed to the kernel. */
   written: () => Promise<void>;
@@ -98,20 +104,28 @@ export class SseTransport {
       validate: () => [],
       onSubscribe: async (req, params) => {
         const request = req.raw;
-        const prepared = await options.operations.prepare(params, callers.get(request)!);
+        const caller = callers.get(request)!;
+        let release = () => {};
+        const prepared = await options.operations.prepare(params, caller, (live) => {
+          const granted = options.capacity.subscribe(caller, live.ids.length);
+          if (isCapRefusal(granted)) return capAnswer(granted);
+          release = granted;
+          return undefined;
+        });
         if ('refusal' in prepared) {
+          release();
           const { status, errors, headers } = prepared.refusal;
           return [JSON.stringify({ errors }), { status, statusText: '', headers: { ...JSON_TYPE, ...Object.fromEntries(headers) } }];
         }
         const reply = req.context.reply;
         for (const [name, value] of prepared.headers) void reply.header(name, value);
-        const caller = callers.get(request)!;
-        const context: StreamContext = { live: prepared.operation, caller, headers: request.headers, response: reply.raw, written: trackWrites(reply.raw) };
+        const context: StreamContext = { live: prepared.operation, caller, headers: request.headers, release, response: reply.raw, written: trackWrites(reply.raw) };
         return { schema: options.schema, document: prepared.operation.document, operationName: prepared.operation.operationName, contextValue: context };
       },
       subscribe: (args) => {
         const context = args.contextValue as StreamContext;
         const subscription = options.hub.subscribe(context.live);
+        subscription.onEnd = context.release;
         subscription.onStalled = () => context.response.destroy();
         const unwatch = options.keyWatch.hold(context.caller, context.headers, (message) => {
           subscription.finish({ data: null, errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] });
@@ -155,13 +169,22 @@ export class SseTransport {
       const { status, code, headers } = identifyRefusal(error);
       return void reply.code(status).headers({ ...headers, ...JSON_TYPE }).send(errorBody(error.message, code));
     }
+    const slot = this.options.capacity.connect(request.ip, false);
+    const capped = isCapRefusal(slot) ? slot : slot.identified(caller);
+    if (capped) {
+      const { status, errors, headers } = capAnswer(capped);
+      return void reply.code(status).headers({ ...Object.fromEntries(headers), ...JSON_TYPE }).send(JSON.stringify({ errors }));
+    }
     this.callers.set(request, caller);
     // graphql-sse's distinct-connections mode answers `Accept: text/event-stream` exactly.
     request.raw.headers.accept = EVENT_STREAM;
     reply.hijack();
     const response = reply.raw;
     this.streams.add(response);
-    response.once('close', () => this.streams.delete(response));
+    response.once('close', () => {
+      this.streams.delete(response);
+      (slot as ConnectionSlot).release();
+    });
     try {
       await this.handler(request, reply);
     } catch (error) {
