@@ -25,10 +25,8 @@ import { type AccessControl, AddressRateLimited, type Caller, ConflictingKeys, i
 import type { LiveHub, LiveOperation, LiveSubscription } from './hub.ts';
 import { type KeyWatch, revokedMessage } from './key-watch.ts';
 import { capAnswer, type CapRefusal, type ConnectionSlot, isCapRefusal, type LiveCapacity } from './capacity.ts';
-import type { LiveOperations } from './operation.ts';
+import { type LiveOperations, MAX_SUBSCRIBE_BYTES } from './operation.ts';
 
-/** The largest message a client may send: a subscribe message's document is bounded by GRAPHQL_MAX_TOKENS long before this. */
-const MAX_MESSAGE_BYTES = 64 * 1024;
 /** A connection told to close (restart, too slow) that has not finished its close handshake within this long is cut. */
 const CLOSE_GRACE_MS = 1_000;
 /** What a connection costs its caller's rate-limit budget when it starts (as one REST request). */
@@ -101,7 +99,8 @@ export class WsTransport {
     this.options = options;
     this.wss = new WebSocketServer({
       noServer: true,
-      maxPayload: MAX_MESSAGE_BYTES,
+      // The largest message a client may send (ws closes with 1009 past it).
+      maxPayload: MAX_SUBSCRIBE_BYTES,
       // No compression: every event would cost CPU per subscriber, and deflate contexts memory per connection.
       perMessageDeflate: false,
       handleProtocols: (protocols) => handleProtocols(protocols),

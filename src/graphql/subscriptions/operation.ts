@@ -71,6 +71,14 @@ interface Checked {
   keyText?: string;
 }
 
+/**
+ * The largest subscribe request a client may send, over either transport (a
+ * graphql-ws message, an SSE request's body): its document is bounded by
+ * GRAPHQL_MAX_TOKENS long before this, and whatever a subscription keeps of it
+ * for its life stays below it.
+ */
+export const MAX_SUBSCRIBE_BYTES = 64 * 1024;
+
 /** Distinct documents kept parsed and validated (the least recently used goes first). */
 const MAX_DOCUMENTS = 1000;
 const ROOT_FIELD = 'productChanged';

@@ -25,7 +25,7 @@ import { LiveHub } from './hub.ts';
 import { KeyWatch } from './key-watch.ts';
 import { LiveCapacity } from './capacity.ts';
 import { LiveOperations } from './operation.ts';
-import { SSE_PATH, SseTransport } from './sse.ts';
+import { SSE_PATH, SSE_ROUTE_OPTIONS, SseTransport } from './sse.ts';
 
 export interface LiveDependencies {
   config: Config;
@@ -122,7 +122,7 @@ export function registerSubscriptions(app: FastifyInstance, deps: LiveDependenci
     socket.end(`HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n`);
   };
   app.server.on('upgrade', upgrade);
-  app.route({ method: ['GET', 'POST'], url: SSE_PATH, handler: (request, reply) => sse.handle(request, reply) });
+  app.route({ method: ['GET', 'POST'], url: SSE_PATH, ...SSE_ROUTE_OPTIONS, handler: (request, reply) => sse.handle(request, reply) });
   // Before Fastify closes the server (it waits for every connection): subscribers are told to reconnect.
   app.addHook('preClose', async () => {
     app.server.off('upgrade', upgrade);

@@ -3,7 +3,8 @@
 // subscription is one GET or POST with `Accept: text/event-stream`, answered
 // with a stream of `next` events. Refusals are HTTP statuses before the
 // stream starts, with a GraphQL error body: 400 (the document, a limit, the
-// ids), 401 (the key), 403 (the Origin), 406 (not asking for a stream), 429
+// ids), 401 (the key), 403 (the Origin), 406 (not asking for a stream), 413
+// (a body larger than a graphql-ws message may be: MAX_SUBSCRIBE_BYTES), 429
 // (the budget, or the client's caps: capacity.ts), 503 (restarting, a key
 // that cannot be checked now, or the process's caps).
 //
@@ -15,14 +16,14 @@
 // A stream whose socket stays full (the reader is not reading) is cut once
 // its pending events have waited LIVE_SLOW_CONSUMER_MS.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import { type AccessControl, type Caller, isIdentifyFailure, refusal as identifyRefusal } from '../../auth/access.ts';
 import type { LiveHub, LiveOperation } from './hub.ts';
 import type { KeyWatch } from './key-watch.ts';
 import { capAnswer, type ConnectionSlot, isCapRefusal, type LiveCapacity } from './capacity.ts';
-import type { LiveOperations } from './operation.ts';
+import { type LiveOperations, MAX_SUBSCRIBE_BYTES } from './operation.ts';
 
 export const SSE_PATH = '/graphql/stream';
 const EVENT_STREAM = 'text/event-stream';
@@ -87,6 +88,26 @@ function trackWrites(response: ServerResponse): () => Promise<void> {
   return () => (outstanding === 0 || response.destroyed ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve)));
 }
 
+/** Drops the request's parsed body and parameters (an undeclared variable of 900 KB was kept per stream). */
+function forget(request: FastifyRequest, params: Partial<Record<'query' | 'variables' | 'extensions' | 'operationName', unknown>>): void {
+  request.body = undefined;
+  delete params.query;
+  delete params.variables;
+  delete params.extensions;
+}
+
+/**
+ * The route options of /graphql/stream: a body at most MAX_SUBSCRIBE_BYTES,
+ * past it a 413 in GraphQL's error shape naming the bound.
+ */
+export const SSE_ROUTE_OPTIONS = {
+  bodyLimit: MAX_SUBSCRIBE_BYTES,
+  errorHandler: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
+    return reply.code(413).headers(JSON_TYPE).send(errorBody(`a subscription request is at most ${MAX_SUBSCRIBE_BYTES} bytes (as a graphql-ws message is)`, 'BAD_REQUEST'));
+  },
+};
+
 export class SseTransport {
   private readonly options: SseTransportOptions;
   private readonly streams = new Set<ServerResponse>();
@@ -112,6 +133,9 @@ export class SseTransport {
           release = granted;
           return undefined;
         });
+        // What the client sent is not kept for the stream's life (graphql-sse's
+        // handler and Fastify's request hold both until it ends): only the checked operation is.
+        forget(request, params);
         if ('refusal' in prepared) {
           release();
           const { status, errors, headers } = prepared.refusal;
