@@ -255,6 +255,8 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Connections one server process holds at most; a new one beyond it is closed at once. */
   httpMaxConnections: number;
+  /** Connections one client address holds at most (not a proxy TRUST_PROXY trusts: it caps its clients itself). */
+  httpMaxConnectionsPerAddress: number;
   /** Largest `count`/`first` a client may ask for in one page. */
   maxPageSize: number;
   /** `campus` value of legacy REST product objects. */
@@ -587,6 +589,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpRequestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     httpKeepAliveTimeoutMs: read.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
     httpMaxConnections: read.integer('HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    httpMaxConnectionsPerAddress: read.integer('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 1_000, 1, 1_000_000),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',

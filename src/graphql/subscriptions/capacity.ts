@@ -13,9 +13,8 @@
 import type { Caller } from '../../auth/access.ts';
 import type { LiveCaps } from '../../config.ts';
 import type { Refusal } from './operation.ts';
+import { CAP_RETRY_AFTER_SECONDS } from '../../http/connections.ts';
 
-/** What a client is told to wait before trying again past a cap (connections and subscriptions end on their own time, not on a clock). */
-export const CAP_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Past a cap: the client's own (it holds too much: WebSocket 4429, HTTP 429),
