@@ -6,6 +6,7 @@
 // code and a reason naming the setting (4429 the client's own cap, 1013 the
 // process's or too many awaiting connection_init), an SSE request gets 429 or
 // 503 with Retry-After, a subscription an `error`; other clients go on.
+import net from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestApiKey, type TestClient, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
@@ -131,6 +132,23 @@ describe('caps on live connections and subscriptions', () => {
     for (const { socket } of silent) socket.send(JSON.stringify({ type: 'connection_init' }));
     expect(await Promise.all(silent.map((s) => s.acked))).toEqual([true, true]);
     expect(await rawWs(base(), '203.0.113.3').acked).toBe(true);
+  });
+
+  it('an upgrade ws refuses (malformed) or a socket gone before it is taken gives its place back', async () => {
+    for (let i = 0; i < 6; i++) {
+      const socket = net.connect({ host: '127.0.0.1', port: Number(new URL(base()).port) });
+      socket.on('error', () => {});
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk) => { text += String(chunk); });
+        socket.on('close', () => resolve(text));
+        // No Sec-WebSocket-Key: ws answers 400 and never hands the socket over.
+        socket.write('GET /graphql HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Forwarded-For: 203.0.113.9\r\n\r\n');
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    }
+    await expect.poll(() => client.server.live!.capacity.held.connections, { timeout: 5_000 }).toBe(0);
+    expect(await rawWs(base(), '203.0.113.9').acked).toBe(true);
   });
 
   it('connections per key: past LIVE_MAX_CONNECTIONS_PER_KEY, 4429 / 429 naming it, from any address', async () => {

@@ -134,6 +134,9 @@ export class WsTransport {
     const address = this.options.clientAddress(request);
     const slot = this.options.capacity.connect(address, true);
     if (isCapRefusal(slot)) return this.refuseUpgrade(request, socket, head, capCloseCode(slot), slot.message);
+    // Given back when the socket closes, whatever happens to it: ws drops a
+    // malformed upgrade, or a socket gone meanwhile, without calling back.
+    socket.once('close', () => slot.release());
     void this.options.access.spend({ key: undefined, address }, CONNECTION_COST).then((decision) => {
       if (!decision || decision.allowed) return this.wss.handleUpgrade(request, socket, head, (ws) => this.wss.emit('connection', ws, request, slot));
       slot.release();

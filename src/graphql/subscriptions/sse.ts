@@ -205,10 +205,13 @@ export class SseTransport {
     reply.hijack();
     const response = reply.raw;
     this.streams.add(response);
-    response.once('close', () => {
+    const ended = () => {
       this.streams.delete(response);
       (slot as ConnectionSlot).release();
-    });
+    };
+    response.once('close', ended);
+    // The client may have gone while its key was checked: then 'close' has been emitted already.
+    if (response.destroyed) ended();
     try {
       await this.handler(request, reply);
     } catch (error) {
