@@ -361,6 +361,8 @@ async function main(): Promise<void> {
     databaseUrl, workers: 1, cache: 'off',
     env: {
       RATE_LIMIT: 'off', HTTP_MAX_CONNECTIONS: String(subscribers + sseSubscribers + 1000), LOG_LEVEL: 'warn', LIVE_SLOW_CONSUMER_MS: '60000',
+      // Every subscriber comes from this one address, anonymous: the caps that protect a process from one client are the bench's to lift.
+      ...liftedCaps(subscribers + sseSubscribers),
       ...(profile ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profile} --cpu-prof-name=api-\${pid}.cpuprofile --import=${path.join(import.meta.dirname, 'lib/loop-delay.ts')}`, LOOP_DELAY_FILE: path.join(profile, 'api-loop-delay.json') } : {}),
     },
   });
@@ -440,6 +442,16 @@ async function main(): Promise<void> {
   }
   console.log(`load average: ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   if (profile) console.log(`CPU profiles and event-loop delay in ${profile}`);
+}
+
+/** The live caps (docs/subscriptions.md "Limits and access") raised to hold `connections` connections, each a subscription of one id, from one address. */
+function liftedCaps(connections: number): Record<string, string> {
+  const all = String(connections);
+  return {
+    LIVE_MAX_IDS: '1',
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: all, LIVE_MAX_CONNECTIONS: all, LIVE_MAX_CONNECTIONS_PER_ADDRESS: all, LIVE_MAX_PENDING_PER_ADDRESS: all,
+    LIVE_MAX_SUBSCRIPTIONS: all, LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT: all, LIVE_MAX_WATCHED_IDS: all, LIVE_MAX_WATCHED_IDS_PER_CLIENT: all,
+  };
 }
 
 if (process.env.LIVE_BENCH_CLIENT === '1') clientProcess();

@@ -68,7 +68,32 @@ export interface LiveConfig {
   pingMs: number;
   /** How long a new WebSocket connection may take to send connection_init (graphql-ws closes it with 4408 after). */
   initTimeoutMs: number;
+  /** What one process, one address, one key may hold (src/graphql/subscriptions/capacity.ts). */
+  caps: LiveCaps;
 }
+
+/** Live subscriptions' caps, so that no one client can take a process (docs/subscriptions.md "Limits and access"). */
+export interface LiveCaps {
+  /** WebSockets and SSE streams one process holds (a share of HTTP_MAX_CONNECTIONS by default: the rest is for requests). */
+  connections: number;
+  /** The same, from one client address (TRUST_PROXY decides which), pending WebSockets included. */
+  connectionsPerAddress: number;
+  /** The same, with one API key. */
+  connectionsPerKey: number;
+  /** WebSockets from one address that have not yet sent connection_init. */
+  pendingPerAddress: number;
+  /** Subscriptions one process holds. */
+  subscriptions: number;
+  /** Subscriptions of one client: its API key, or its address without one. */
+  subscriptionsPerClient: number;
+  /** Product ids watched in one process, summed over subscriptions (what the hub keeps grows with them). */
+  watches: number;
+  /** The same, for one client. */
+  watchesPerClient: number;
+}
+
+/** By default live connections may take this share of HTTP_MAX_CONNECTIONS; the rest stays for requests. */
+export const LIVE_SHARE_OF_CONNECTIONS = 0.8;
 
 /** Sidecar mode (docs/sidecar.md): the legacy service is the source of truth, this API its fast copy. */
 export interface SidecarConfig {
@@ -230,6 +255,8 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Connections one server process holds at most; a new one beyond it is closed at once. */
   httpMaxConnections: number;
+  /** Connections one client address holds at most (not a proxy TRUST_PROXY trusts: it caps its clients itself). */
+  httpMaxConnectionsPerAddress: number;
   /** Largest `count`/`first` a client may ask for in one page. */
   maxPageSize: number;
   /** `campus` value of legacy REST product objects. */
@@ -562,6 +589,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpRequestTimeoutMs: read.integer('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     httpKeepAliveTimeoutMs: read.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
     httpMaxConnections: read.integer('HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    httpMaxConnectionsPerAddress: read.integer('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 1_000, 1, 1_000_000),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',
@@ -604,6 +632,16 @@ export function loadConfig(env: Env = process.env): Config {
       slowConsumerMs: read.integer('LIVE_SLOW_CONSUMER_MS', 10_000, 100, 600_000),
       pingMs: read.integer('LIVE_PING_MS', 15_000, 100, 600_000),
       initTimeoutMs: read.integer('LIVE_INIT_TIMEOUT_MS', 3_000, 100, 600_000),
+      caps: {
+        connections: 0,
+        connectionsPerAddress: read.integer('LIVE_MAX_CONNECTIONS_PER_ADDRESS', 500, 1, 1_000_000),
+        connectionsPerKey: read.integer('LIVE_MAX_CONNECTIONS_PER_KEY', 2_000, 1, 1_000_000),
+        pendingPerAddress: read.integer('LIVE_MAX_PENDING_PER_ADDRESS', 50, 1, 1_000_000),
+        subscriptions: read.integer('LIVE_MAX_SUBSCRIPTIONS', 50_000, 1, 10_000_000),
+        subscriptionsPerClient: read.integer('LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT', 5_000, 1, 10_000_000),
+        watches: read.integer('LIVE_MAX_WATCHED_IDS', 200_000, 1, 100_000_000),
+        watchesPerClient: read.integer('LIVE_MAX_WATCHED_IDS_PER_CLIENT', 20_000, 1, 100_000_000),
+      },
     },
   };
   config.exposeErrors = config.nodeEnv === 'development';
@@ -662,9 +700,23 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.live.maxIds > config.graphqlLimits.maxListLength) {
     read.problem(`LIVE_MAX_IDS (${config.live.maxIds}) must not exceed GRAPHQL_MAX_LIST_LENGTH (${config.graphqlLimits.maxListLength}): the ids are a list argument like any other`);
   }
+  readLiveConnections(read, config);
   config.sidecar = readSidecar(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/** LIVE_MAX_CONNECTIONS: a share of HTTP_MAX_CONNECTIONS unless set, and never more (requests need room). */
+function readLiveConnections(read: Reader, config: Config): void {
+  const fallback = Math.max(1, Math.floor(config.httpMaxConnections * LIVE_SHARE_OF_CONNECTIONS));
+  const caps = config.live.caps;
+  caps.connections = read.integer('LIVE_MAX_CONNECTIONS', fallback, 1, 1_000_000);
+  if (caps.connections > config.httpMaxConnections) {
+    read.problem(`LIVE_MAX_CONNECTIONS (${caps.connections}) must not exceed HTTP_MAX_CONNECTIONS (${config.httpMaxConnections}): live connections are connections like any other`);
+  }
+  if (caps.watchesPerClient < config.live.maxIds) {
+    read.problem(`LIVE_MAX_WATCHED_IDS_PER_CLIENT (${caps.watchesPerClient}) must be at least LIVE_MAX_IDS (${config.live.maxIds}): else a subscription of the most ids could never start`);
+  }
 }
 
 /** Redis: one server by URL, or a master found through Sentinels; its problems go to `read`. */

@@ -45,7 +45,7 @@ import type { AccessControl } from './auth/access.ts';
 import { restGuard } from './auth/rest-guard.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
-import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
+import { type ConnectionLimits, limitConnections, timeoutOptions, trustedProxyRule } from './http/connections.ts';
 import { registerJsonParser } from './http/json-input.ts';
 import { ALL_TAG, CATALOGUE_TAG, HttpCaching } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
@@ -114,6 +114,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     requestTimeoutMs: config.httpRequestTimeoutMs,
     keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
     maxConnections: config.httpMaxConnections,
+    maxConnectionsPerAddress: config.httpMaxConnectionsPerAddress,
   };
   const app = Fastify({
     ...loggerOptions(config.logLevel, options.logDestination),
@@ -133,7 +134,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     },
     genReqId: requestId,
   });
-  limitConnections(app.server, limits);
+  limitConnections(app.server, limits, trustedProxyRule(config.trustProxy));
   // JSON bodies must be UTF-8 holding well-formed Unicode text (before any route is registered).
   registerJsonParser(app);
   const database = connectDatabase(databaseUrl, {

@@ -78,16 +78,17 @@ export function withPublicLimits(source: string): string {
 
 /**
  * Starts nginx in a temporary prefix in front of `upstreams` (host:port each); resolves once a request through it is answered.
- * `publicLimits`: with the per-address limit_req of a public deployment enabled (withPublicLimits).
+ * `publicLimits`: with the per-address limit_req of a public deployment enabled (withPublicLimits);
+ * `edit`: changes the configuration's text before it is run (a test's smaller limit).
  */
-export async function startNginx(upstreams: readonly string[], options: { publicLimits?: boolean; placement?: Placement; dir?: string } = {}): Promise<RunningNginx> {
+export async function startNginx(upstreams: readonly string[], options: { publicLimits?: boolean; placement?: Placement; dir?: string; edit?: (config: string) => string } = {}): Promise<RunningNginx> {
   const dir = fs.mkdtempSync(path.join(options.dir ?? os.tmpdir(), 'catalogue-nginx-'));
   // nginx started as root runs its workers as nobody, who must reach the temp directories.
   fs.chmodSync(dir, 0o755);
   const port = options.placement?.port ?? await freePort();
   const host = options.placement?.host ?? '127.0.0.1';
   fs.writeFileSync(path.join(dir, 'upstreams.conf'), upstreamsFile(upstreams));
-  const source = fs.readFileSync(NGINX_CONF, 'utf8');
+  const source = (options.edit ?? ((config: string) => config))(fs.readFileSync(NGINX_CONF, 'utf8'));
   fs.writeFileSync(path.join(dir, 'nginx.conf'), renderNginxConfig(options.publicLimits ? withPublicLimits(source) : source, dir, port, host));
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
   const [checkCommand, checkArgs] = commandIn(options.placement, [NGINX_BIN, ...nginxArgs(dir), '-t']);

@@ -168,6 +168,27 @@ export class AccessControl {
     throw new Unauthenticated('the API key is not valid (unknown or revoked)', INVALID_TOKEN, decision);
   }
 
+  /**
+   * Whether the key these headers present is still valid, as a request
+   * presenting it now would find (the cache for API_KEY_CACHE_SECONDS, then
+   * Postgres): false once it is revoked or unknown; undefined when there is
+   * no key or it cannot be checked right now (Postgres down). Charges nothing:
+   * for connections that already proved the key once (live subscriptions).
+   */
+  async stillValid(headers: IncomingHttpHeaders): Promise<boolean | undefined> {
+    const secret = presentedKey(headers);
+    if (secret === undefined || secret === CONFLICTING_KEYS) return undefined;
+    if (!isWellFormedApiKey(secret)) return false;
+    const check = this.options.resolver.check(secret);
+    if (check.cached) return check.key !== undefined;
+    try {
+      return (await check.lookup()) !== undefined;
+    } catch (error) {
+      this.options.warn('could not look up an API key (Postgres unavailable?)', error);
+      return undefined;
+    }
+  }
+
   /** A refused key costs its address's anonymous budget: AddressRateLimited (429) once that is spent. */
   private async chargeRefusedKey(address: string): Promise<RateLimitDecision | undefined> {
     const anonymous: Caller = { key: undefined, address };

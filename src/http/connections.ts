@@ -5,8 +5,22 @@
 // timeout also runs from the moment a connection opens, so one that sends
 // nothing (or only blank lines) gets the same. But it checks them only every
 // connectionsCheckingInterval, 30 s by default: set here.
+//
+// One client address may hold at most HTTP_MAX_CONNECTIONS_PER_ADDRESS of
+// them, so that no one client can take every connection of a process (issue
+// 45: 10,000 WebSockets from one address, and every other client's requests
+// reset). Counted by the socket's address, except a proxy's that TRUST_PROXY
+// trusts: its clients are told apart by X-Forwarded-For, which a connection
+// does not carry before its first request; the proxy caps them
+// (deploy/nginx/nginx.conf: limit_conn), and the API its live connections by
+// the forwarded address (src/graphql/subscriptions/capacity.ts).
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
+import proxyAddr from '@fastify/proxy-addr';
+import type { Config } from '../config.ts';
+
+/** What a client is told to wait before trying again past a cap on what it holds (connections end on their own time, not on a clock). */
+export const CAP_RETRY_AFTER_SECONDS = 5;
 
 export interface ConnectionLimits {
   /** A request's headers, from its first byte; also how long a new connection may stay silent. */
@@ -17,6 +31,8 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** Connections this process holds at most. */
   maxConnections: number;
+  /** Connections one client address holds at most (proxies TRUST_PROXY trusts excepted). */
+  maxConnectionsPerAddress: number;
 }
 
 /**
@@ -43,20 +59,64 @@ export function timeoutOptions(limits: ConnectionLimits): { requestTimeout: numb
   };
 }
 
+/** Whether a connection's peer is a proxy TRUST_PROXY trusts (a hop count or `on`: any peer is the nearest hop). */
+export function trustedProxyRule(trustProxy: Config['trustProxy']): (address: string) => boolean {
+  if (trustProxy === false) return () => false;
+  if (trustProxy === true || typeof trustProxy === 'number') return () => true;
+  const trusted = proxyAddr.compile(trustProxy);
+  return (address) => trusted(address, 0);
+}
+
+/** The answer to a connection past its address's cap, written before its request is read; then it is closed. */
+function tooManyConnections(limit: number): string {
+  const body = JSON.stringify({ error: `at most ${limit} connections per client address (HTTP_MAX_CONNECTIONS_PER_ADDRESS): close one first, or retry in ${CAP_RETRY_AFTER_SECONDS} s` });
+  return `HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${CAP_RETRY_AFTER_SECONDS}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
 /**
- * Closes a new connection beyond `maxConnections` at once. Counted here
- * rather than with server.maxConnections: in a cluster worker, a connection
- * refused by maxConnections goes back to the primary, which hands it to a
- * worker again at once, round and round while every worker is full.
+ * Closes a new connection beyond `maxConnections` at once, and answers one
+ * beyond its address's `maxConnectionsPerAddress` with a 429 and closes it.
+ * Counted here rather than with server.maxConnections: in a cluster worker, a
+ * connection refused by maxConnections goes back to the primary, which hands
+ * it to a worker again at once, round and round while every worker is full.
  */
-export function limitConnections(server: Server, limits: ConnectionLimits): void {
+export function limitConnections(server: Server, limits: ConnectionLimits, isTrustedProxy: (address: string) => boolean): void {
   let open = 0;
+  const perAddress = new Map<string, number>();
+  const refusal = tooManyConnections(limits.maxConnectionsPerAddress);
   server.on('connection', (socket: Socket) => {
     if (open >= limits.maxConnections) {
       socket.destroy();
       return;
     }
+    const address = socket.remoteAddress ?? '';
+    const counted = !isTrustedProxy(address);
+    const held = counted ? perAddress.get(address) ?? 0 : 0;
+    if (counted && held >= limits.maxConnectionsPerAddress) {
+      refuse(socket, refusal);
+      return;
+    }
     open++;
-    socket.once('close', () => { open--; });
+    if (counted) perAddress.set(address, held + 1);
+    socket.once('close', () => {
+      open--;
+      if (!counted) return;
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
   });
+}
+
+/**
+ * Answers and closes a connection node:http has taken already: its parser is
+ * detached first, so nothing the client sends is read or answered again.
+ */
+function refuse(socket: Socket, answer: string): void {
+  socket.removeAllListeners('data');
+  socket.on('data', () => {});
+  socket.on('error', () => socket.destroy());
+  socket.end(answer);
+  // A client that never reads its answer does not hold the socket.
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }

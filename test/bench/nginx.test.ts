@@ -5,6 +5,7 @@
 // gateway-side limit enabled (its commented "# public: " lines), nginx -t
 // accepts it and one address gets its burst of 600, then 429s.
 import fs from 'node:fs';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX_CONF, type RunningNginx, renderNginxConfig, requestsPerUpstream, startNginx, withPublicLimits } from '../../bench/lib/nginx.ts';
 import { type ServerProcess, startApi } from '../../bench/lib/server-process.ts';
@@ -36,6 +37,14 @@ describe('the production nginx configuration', () => {
     expect(enabled).toMatch(/^\s*limit_req_zone \$limit_key zone=per_address:\d+m rate=10r\/s;/m);
     expect(enabled).toMatch(/^\s*limit_req zone=per_address burst=600 nodelay;/m);
     expect(enabled).toMatch(/^\s*limit_req_status 429;/m);
+  });
+
+  it('caps connections per client address, always: limit_conn of 1,000, its 429 naming it with Retry-After', () => {
+    const active = source.split('\n').filter((line) => !/^\s*#/.test(line)).join('\n');
+    expect(active).toMatch(/^\s*limit_conn_zone \$binary_remote_addr zone=conn_per_address:\d+m;/m);
+    expect(active).toMatch(/^\s*limit_conn conn_per_address 1000;/m);
+    expect(active).toMatch(/^\s*limit_conn_status 429;/m);
+    expect(active).toMatch(/at most 1000 at once \(limit_conn\)/);
   });
 
   it('is run locally with only its machine-specific lines changed', () => {
@@ -103,6 +112,35 @@ describe.skipIf(!nginxAvailable())('nginx in front of two API processes', () => 
       overSse.dispose();
       await ws.dispose();
       sse.dispose();
+    }
+  });
+
+  it('caps connections per address (limit_conn, here 5): WebSockets held, the next upgrade and request get 429 naming it; room again once one closes', async () => {
+    const capped = await startNginx(apis.map((api) => `127.0.0.1:${api.port}`), {
+      edit: (config) => config.replace('limit_conn conn_per_address 1000;', 'limit_conn conn_per_address 5;').replace('at most 1000 at once', 'at most 5 at once'),
+    });
+    const clients = Array.from({ length: 5 }, () => wsClient(capped.url));
+    try {
+      const id = String((await catalogue.direct.one<{ id: number }>('SELECT min(id) AS id FROM products')).id);
+      const held = clients.map((client) => subscribeWs(client, { query: 'subscription($ids: [ID!]!) { productChanged(ids: $ids) { id } }', variables: { ids: [id] } }));
+      for (const { received } of held) await received.until((r) => r.changes.length > 0, 5_000, 'the current state');
+      const upgrade = new WebSocket(`${capped.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+      const refusedUpgrade = await new Promise<number>((resolve) => {
+        upgrade.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+        upgrade.on('open', () => resolve(101));
+        upgrade.on('error', () => resolve(-1));
+      });
+      upgrade.terminate();
+      expect(refusedUpgrade).toBe(429);
+      const refused = await fetch(`${capped.url}/products/${id}/styles`);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('5');
+      expect(await refused.json()).toEqual({ error: 'too many connections from this address at the gateway: at most 5 at once (limit_conn); close one first, or retry in 5 s' });
+      await clients[0]!.dispose();
+      await expect.poll(async () => (await fetch(`${capped.url}/products/${id}/styles`)).status, { timeout: 5_000 }).toBe(200);
+    } finally {
+      await Promise.all(clients.map((client) => client.dispose()));
+      await capped.stop();
     }
   });
 

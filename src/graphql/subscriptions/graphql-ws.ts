@@ -6,11 +6,14 @@
 // keep-alive pings, slow consumers, and closing for a restart.
 //
 // Close codes: 4400 a malformed message (graphql-ws), 4401 a key that is not
-// valid or none where reads need one, 4403 an Origin CORS_ORIGINS does not
+// valid or none where reads need one, or a key revoked while the connection
+// was open (key-watch.ts), 4403 an Origin CORS_ORIGINS does not
 // allow, 4408 no connection_init in time (graphql-ws), 4429 the caller's
-// rate-limit budget spent, 1012 the server restarting (clients reconnect),
-// 1013 a connection too slow to take its events, or a key that cannot be
-// checked right now (try again later). A refused subscription (bad document,
+// rate-limit budget spent (an upgrade costs its address 1, before
+// connection_init), or the client's own cap on connections reached
+// (capacity.ts), 1012 the server restarting (clients reconnect), 1013 a
+// connection too slow to take its events, a key that cannot be checked right
+// now, or the process's caps reached (try again later). A refused subscription (bad document,
 // a limit, too many on the connection) gets an `error` message for its id and
 // leaves the connection and its other subscriptions alone.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -20,10 +23,10 @@ import { type ExecutionResult, GraphQLError, type GraphQLFormattedError, type Gr
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type AccessControl, AddressRateLimited, type Caller, ConflictingKeys, isIdentifyFailure, rateLimitMessage, Unauthenticated } from '../../auth/access.ts';
 import type { LiveHub, LiveOperation, LiveSubscription } from './hub.ts';
-import type { LiveOperations } from './operation.ts';
+import { type KeyWatch, revokedMessage } from './key-watch.ts';
+import { capAnswer, type CapRefusal, type ConnectionSlot, isCapRefusal, type LiveCapacity } from './capacity.ts';
+import { type LiveOperations, MAX_SUBSCRIBE_BYTES } from './operation.ts';
 
-/** The largest message a client may send: a subscribe message's document is bounded by GRAPHQL_MAX_TOKENS long before this. */
-const MAX_MESSAGE_BYTES = 64 * 1024;
 /** A connection told to close (restart, too slow) that has not finished its close handshake within this long is cut. */
 const CLOSE_GRACE_MS = 1_000;
 /** What a connection costs its caller's rate-limit budget when it starts (as one REST request). */
@@ -48,6 +51,10 @@ export interface WsTransportOptions {
   /** Whether a browser's Origin may connect (CORS_ORIGINS); true without an Origin header. */
   originAllowed(headers: IncomingHttpHeaders): boolean;
   maxSubscriptionsPerConnection: number;
+  /** Ends connections whose key is revoked while they are open. */
+  keyWatch: KeyWatch;
+  /** The caps on connections and subscriptions, shared with SSE. */
+  capacity: LiveCapacity;
   pingMs: number;
   initTimeoutMs: number;
   warn(message: string, error?: unknown): void;
@@ -57,7 +64,13 @@ export interface WsTransportOptions {
 interface Connection {
   socket: WebSocket;
   request: IncomingMessage;
+  /** Its place under the connection caps, from the upgrade until it closes. */
+  slot: ConnectionSlot;
   caller: Caller | undefined;
+  /** The headers its key came in (the upgrade's, or connection_init's payload): checked again for each subscription. */
+  credentials: IncomingHttpHeaders;
+  /** Stops watching its key (key-watch.ts). */
+  unwatch: () => void;
   /** Answered a ping since the last one (or sent anything). */
   alive: boolean;
   /** Refused subscriptions' errors, by subscription id, for the `error` message (onError). */
@@ -68,6 +81,8 @@ interface Connection {
 interface Checked {
   live: LiveOperation;
   connection: Connection;
+  /** Gives back its place under the subscription caps. */
+  release: () => void;
 }
 
 export class WsTransport {
@@ -84,14 +99,15 @@ export class WsTransport {
     this.options = options;
     this.wss = new WebSocketServer({
       noServer: true,
-      maxPayload: MAX_MESSAGE_BYTES,
+      // The largest message a client may send (ws closes with 1009 past it).
+      maxPayload: MAX_SUBSCRIBE_BYTES,
       // No compression: every event would cost CPU per subscriber, and deflate contexts memory per connection.
       perMessageDeflate: false,
       handleProtocols: (protocols) => handleProtocols(protocols),
       clientTracking: false,
     });
     const server = this.protocolServer();
-    this.wss.on('connection', (socket: WebSocket, request: IncomingMessage) => this.opened(server, socket, request));
+    this.wss.on('connection', (socket: WebSocket, request: IncomingMessage, slot: ConnectionSlot) => this.opened(server, socket, request, slot));
     // One timer for every connection: each is pinged once a period, and closed if it did not answer the last.
     this.pinger = setInterval(() => this.ping(), Math.min(PING_TICK_MS, options.pingMs));
     this.pinger.unref();
@@ -102,13 +118,42 @@ export class WsTransport {
     return this.connections.size;
   }
 
-  /** Takes an upgrade request for /graphql (the caller has checked the path). */
+  /**
+   * Takes an upgrade request for /graphql (the caller has checked the path).
+   * It holds a place under the connection caps from now on, and costs its
+   * address's budget what a request costs: an upgrade that never sends
+   * connection_init is not free. Past a cap or the budget it is accepted and
+   * closed at once with a code and a reason naming the limit (what browsers
+   * can read, unlike an HTTP status answering the upgrade).
+   */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (this.closing) {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.wss.emit('connection', ws, request));
+    const address = this.options.clientAddress(request);
+    const slot = this.options.capacity.connect(address, true);
+    if (isCapRefusal(slot)) return this.refuseUpgrade(request, socket, head, capCloseCode(slot), slot.message);
+    // Given back when the socket closes, whatever happens to it: ws drops a
+    // malformed upgrade, or a socket gone meanwhile, without calling back.
+    socket.once('close', () => slot.release());
+    void this.options.access.spend({ key: undefined, address }, CONNECTION_COST).then((decision) => {
+      if (!decision || decision.allowed) return this.wss.handleUpgrade(request, socket, head, (ws) => this.wss.emit('connection', ws, request, slot));
+      slot.release();
+      this.refuseUpgrade(request, socket, head, CloseCode.TooManyInitialisationRequests, rateLimitMessage({ key: undefined, address }, decision, CONNECTION_COST));
+    }).catch((error: unknown) => {
+      slot.release();
+      socket.destroy();
+      this.options.warn('graphql-ws: internal error taking an upgrade', error);
+    });
+  }
+
+  private refuseUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, code: number, why: string): void {
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      ws.on('error', () => ws.terminate());
+      ws.close(code, reason(why));
+      setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+    });
   }
 
   /**
@@ -159,8 +204,8 @@ export class WsTransport {
     }
   }
 
-  private opened(server: ReturnType<WsTransport['protocolServer']>, socket: WebSocket, request: IncomingMessage): void {
-    const connection: Connection = { socket, request, caller: undefined, alive: true, refusals: new Map() };
+  private opened(server: ReturnType<WsTransport['protocolServer']>, socket: WebSocket, request: IncomingMessage, slot: ConnectionSlot): void {
+    const connection: Connection = { socket, request, slot, caller: undefined, credentials: {}, unwatch: () => {}, alive: true, refusals: new Map() };
     this.connections.add(connection);
     socket.on('pong', () => { connection.alive = true; });
     // A socket error (a client that reset, a frame over the limit) closes it; ws has already sent the close frame if it could.
@@ -190,6 +235,8 @@ export class WsTransport {
     }, connection);
     socket.once('close', (code: number, why: Buffer) => {
       this.connections.delete(connection);
+      slot.release();
+      connection.unwatch();
       void closed(code, why.toString());
     });
   }
@@ -210,14 +257,30 @@ export class WsTransport {
             extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit: options.maxSubscriptionsPerConnection },
           }]);
         }
-        const prepared = await options.operations.prepare(payload, caller);
-        if ('refusal' in prepared) return this.refuse(connection, id, prepared.refusal.errors);
-        const checked: Checked = { live: prepared.operation, connection };
+        if (caller.key && (await options.access.stillValid(connection.credentials)) === false) {
+          // Revoked since the connection started: refused, and the connection closed as the key watch would.
+          const message = revokedMessage(caller.key.prefix);
+          void this.end(connection, CloseCode.Unauthorized, message);
+          return this.refuse(connection, id, [{ message, extensions: { code: 'UNAUTHENTICATED' } }]);
+        }
+        let release = () => {};
+        const prepared = await options.operations.prepare(payload, caller, (live) => {
+          const granted = options.capacity.subscribe(caller, live.ids.length);
+          if (isCapRefusal(granted)) return capAnswer(granted);
+          release = granted;
+          return undefined;
+        });
+        if ('refusal' in prepared) {
+          release();
+          return this.refuse(connection, id, prepared.refusal.errors);
+        }
+        const checked: Checked = { live: prepared.operation, connection, release };
         return { schema: options.schema, document: prepared.operation.document, operationName: prepared.operation.operationName, contextValue: checked };
       },
       subscribe: (args) => {
-        const { live, connection } = args.contextValue as Checked;
+        const { live, connection, release } = args.contextValue as Checked;
         const subscription: LiveSubscription = options.hub.subscribe(live);
+        subscription.onEnd = release;
         subscription.onStalled = () => void this.end(connection, 1013, `too slow: events waited more than ${this.options.hub.slowConsumerMs} ms to be sent; reconnect for the current state`);
         // Its results' errors are formatted already (plain objects): onNext hands them over as they are.
         return subscription as unknown as AsyncGenerator<ExecutionResult>;
@@ -255,14 +318,29 @@ export class WsTransport {
       else throw error;
       return false;
     }
-    const decision = await access.spend(caller, CONNECTION_COST);
+    const capped = connection.slot.identified(caller);
+    if (capped) {
+      socket.close(capCloseCode(capped), reason(capped.message));
+      return false;
+    }
+    // An anonymous connection paid at its upgrade; one with a key pays its key's budget too.
+    const decision = caller.key ? await access.spend(caller, CONNECTION_COST) : undefined;
     if (decision && !decision.allowed) {
       socket.close(CloseCode.TooManyInitialisationRequests, reason(rateLimitMessage(caller, decision, CONNECTION_COST)));
       return false;
     }
     connection.caller = caller;
+    connection.credentials = headers;
+    connection.unwatch = this.options.keyWatch.hold(caller, headers, (message) => void this.end(connection, CloseCode.Unauthorized, message));
+    // Closed while its key was checked: its close handler has run already.
+    if ((socket.readyState as number) === socket.CLOSED) connection.unwatch();
     return true;
   }
+}
+
+/** The close code of a cap: 4429 when the client holds too much (retrying will not help), 1013 when it may try again. */
+function capCloseCode(refusal: CapRefusal): number {
+  return refusal.scope === 'client' ? CloseCode.TooManyInitialisationRequests : 1013;
 }
 
 /**

@@ -218,6 +218,7 @@ export class LiveHub {
   /** @internal Called by a subscription that ended. */
   unsubscribe(subscription: LiveSubscription): void {
     this.subscriptionCount--;
+    subscription.onEnd?.();
     this.blocked.delete(subscription);
     for (const job of subscription.jobs) {
       job.subscribers.delete(subscription);
@@ -386,10 +387,14 @@ export class LiveSubscription implements AsyncGenerator<LivePayload, undefined> 
   blockedSince: number | undefined;
   /** Called once if it stalls (see LiveHub); the transport closes its connection. */
   onStalled: (() => void) | undefined;
+  /** Called once when it leaves the hub (completed, finished, or its connection closed): gives back its place under the caps. */
+  onEnd: (() => void) | undefined;
   private readonly hub: LiveHub;
   private readonly pending = new Map<number, LivePayload>();
   private waiter: ((result: IteratorResult<LivePayload>) => void) | undefined;
   private done = false;
+  /** Finished (finish()): no more events; the last result is pending or taken, then it is done. */
+  private ending = false;
 
   constructor(hub: LiveHub) {
     this.hub = hub;
@@ -402,7 +407,7 @@ export class LiveSubscription implements AsyncGenerator<LivePayload, undefined> 
 
   /** @internal */
   push(key: number, payload: LivePayload): void {
-    if (this.done) return;
+    if (this.done || this.ending) return;
     this.hub.delivered();
     if (this.waiter) {
       const resolve = this.waiter;
@@ -414,6 +419,25 @@ export class LiveSubscription implements AsyncGenerator<LivePayload, undefined> 
     if (this.blockedSince === undefined) {
       this.blockedSince = performance.now();
       this.hub.blocked.add(this);
+    }
+  }
+
+  /**
+   * Ends it with a last result (why it ends, e.g. its key was revoked): no
+   * event after this one; the transport sends it, then completes.
+   */
+  finish(last: LivePayload): void {
+    if (this.done || this.ending) return;
+    this.ending = true;
+    this.pending.clear();
+    this.hub.unsubscribe(this);
+    this.blockedSince = undefined;
+    if (this.waiter) {
+      const resolve = this.waiter;
+      this.waiter = undefined;
+      resolve({ value: last, done: false });
+    } else {
+      this.pending.set(NOTICE, last);
     }
   }
 
@@ -437,6 +461,7 @@ export class LiveSubscription implements AsyncGenerator<LivePayload, undefined> 
       }
       return Promise.resolve({ value: payload, done: false });
     }
+    if (this.ending) return this.return();
     return new Promise((resolve) => { this.waiter = resolve; });
   }
 
@@ -444,7 +469,7 @@ export class LiveSubscription implements AsyncGenerator<LivePayload, undefined> 
     if (!this.done) {
       this.done = true;
       this.pending.clear();
-      this.hub.unsubscribe(this);
+      if (!this.ending) this.hub.unsubscribe(this);
       this.waiter?.({ value: undefined, done: true });
       this.waiter = undefined;
     }

@@ -71,6 +71,14 @@ interface Checked {
   keyText?: string;
 }
 
+/**
+ * The largest subscribe request a client may send, over either transport (a
+ * graphql-ws message, an SSE request's body): its document is bounded by
+ * GRAPHQL_MAX_TOKENS long before this, and whatever a subscription keeps of it
+ * for its life stays below it.
+ */
+export const MAX_SUBSCRIBE_BYTES = 64 * 1024;
+
 /** Distinct documents kept parsed and validated (the least recently used goes first). */
 const MAX_DOCUMENTS = 1000;
 const ROOT_FIELD = 'productChanged';
@@ -91,8 +99,10 @@ export class LiveOperations {
   /**
    * Checks what the caller sent, and charges its cost to the caller's
    * budget: a LiveOperation, or a refusal with its errors and status.
+   * `admit` (the caps, capacity.ts) may refuse a checked operation before
+   * anything is charged.
    */
-  async prepare(request: SubscribeRequest, caller: Caller): Promise<Prepared> {
+  async prepare(request: SubscribeRequest, caller: Caller, admit?: (operation: LiveOperation) => Refusal | undefined): Promise<Prepared> {
     try {
       const operation = this.check(request);
       try {
@@ -101,6 +111,8 @@ export class LiveOperations {
         if (!(error instanceof Unauthenticated)) throw error;
         return this.refuse(401, new GraphQLError(error.message, { extensions: { code: 'UNAUTHENTICATED' } }), [['www-authenticate', error.challenge]]);
       }
+      const refused = admit?.(operation.live);
+      if (refused) return { refusal: refused };
       const headers: [string, string][] = [];
       if (this.options.access.rateLimited) {
         const cost = costUnits(operation.cost, this.options.rateLimitCostUnit);

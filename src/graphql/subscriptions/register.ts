@@ -22,8 +22,10 @@ import type { GraphQLContext } from '../context.ts';
 import { makeFormatError } from '../errors.ts';
 import { WsTransport } from './graphql-ws.ts';
 import { LiveHub } from './hub.ts';
+import { KeyWatch } from './key-watch.ts';
+import { LiveCapacity } from './capacity.ts';
 import { LiveOperations } from './operation.ts';
-import { SSE_PATH, SseTransport } from './sse.ts';
+import { SSE_PATH, SSE_ROUTE_OPTIONS, SseTransport } from './sse.ts';
 
 export interface LiveDependencies {
   config: Config;
@@ -42,6 +44,8 @@ export interface LiveDependencies {
 
 export interface Live {
   hub: LiveHub;
+  /** What live connections and subscriptions hold under their caps. */
+  capacity: LiveCapacity;
   ws: WsTransport;
   sse: SseTransport;
 }
@@ -102,28 +106,31 @@ export function registerSubscriptions(app: FastifyInstance, deps: LiveDependenci
   });
   const originAllowed = originRule(config.cors.origins);
   const clientAddress = clientAddressRule(config.trustProxy);
+  const keyWatch = new KeyWatch(access);
+  const capacity = new LiveCapacity(config.live.caps);
   const ws = new WsTransport({
-    schema, hub, operations, access, clientAddress,
+    schema, hub, operations, access, clientAddress, keyWatch, capacity,
     originAllowed: (headers) => originAllowed(headers.origin, headers.host),
     maxSubscriptionsPerConnection: config.live.maxSubscriptionsPerConnection,
     pingMs: config.live.pingMs,
     initTimeoutMs: config.live.initTimeoutMs,
     warn,
   });
-  const sse = new SseTransport({ schema, hub, operations, access, originAllowed: (headers) => originAllowed(headers.origin, headers.host) });
+  const sse = new SseTransport({ schema, hub, operations, access, keyWatch, capacity, originAllowed: (headers) => originAllowed(headers.origin, headers.host) });
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if ((request.url ?? '').split('?')[0] === WS_PATH) return ws.upgrade(request, socket, head);
     socket.end(`HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n`);
   };
   app.server.on('upgrade', upgrade);
-  app.route({ method: ['GET', 'POST'], url: SSE_PATH, handler: (request, reply) => sse.handle(request, reply) });
+  app.route({ method: ['GET', 'POST'], url: SSE_PATH, ...SSE_ROUTE_OPTIONS, handler: (request, reply) => sse.handle(request, reply) });
   // Before Fastify closes the server (it waits for every connection): subscribers are told to reconnect.
   app.addHook('preClose', async () => {
     app.server.off('upgrade', upgrade);
+    keyWatch.close();
     await Promise.all([ws.close(), sse.close()]);
   });
   app.addHook('onClose', async () => hub.close());
-  return { hub, ws, sse };
+  return { hub, capacity, ws, sse };
 }
 
 /**

@@ -3,20 +3,27 @@
 // subscription is one GET or POST with `Accept: text/event-stream`, answered
 // with a stream of `next` events. Refusals are HTTP statuses before the
 // stream starts, with a GraphQL error body: 400 (the document, a limit, the
-// ids), 401 (the key), 403 (the Origin), 406 (not asking for a stream), 429
-// (the budget), 503 (restarting, or a key that cannot be checked now).
+// ids), 401 (the key), 403 (the Origin), 406 (not asking for a stream), 413
+// (a body larger than a graphql-ws message may be: MAX_SUBSCRIBE_BYTES), 429
+// (the budget, or the client's caps: capacity.ts), 503 (restarting, a key
+// that cannot be checked now, or the process's caps).
+//
+// A stream whose API key is revoked while it is open gets a last `next` event
+// with an UNAUTHENTICATED error saying so, then `complete` (key-watch.ts).
 //
 // On a restart the stream just ends (no `complete` event): EventSource and
 // graphql-sse's client reconnect, and get each product's current state again.
 // A stream whose socket stays full (the reader is not reading) is cut once
 // its pending events have waited LIVE_SLOW_CONSUMER_MS.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/fastify';
 import { type AccessControl, type Caller, isIdentifyFailure, refusal as identifyRefusal } from '../../auth/access.ts';
 import type { LiveHub, LiveOperation } from './hub.ts';
-import type { LiveOperations } from './operation.ts';
+import type { KeyWatch } from './key-watch.ts';
+import { capAnswer, type ConnectionSlot, isCapRefusal, type LiveCapacity } from './capacity.ts';
+import { type LiveOperations, MAX_SUBSCRIBE_BYTES } from './operation.ts';
 
 export const SSE_PATH = '/graphql/stream';
 const EVENT_STREAM = 'text/event-stream';
@@ -26,12 +33,21 @@ export interface SseTransportOptions {
   hub: LiveHub;
   operations: LiveOperations;
   access: AccessControl;
+  /** Ends streams whose key is revoked while they are open. */
+  keyWatch: KeyWatch;
+  /** The caps on connections and subscriptions, shared with WebSockets. */
+  capacity: LiveCapacity;
   /** Whether a browser's Origin may subscribe (CORS_ORIGINS); true without an Origin header. */
   originAllowed(headers: IncomingHttpHeaders): boolean;
 }
 
 type StreamContext = {
   live: LiveOperation;
+  caller: Caller;
+  /** The request's headers (its key, checked again while the stream is open). */
+  headers: IncomingHttpHeaders;
+  /** Gives back its place under the subscription caps. */
+  release: () => void;
   response: ServerResponse;
   /** Resolves once everything written to the response has been handed to the kernel. */
   written: () => Promise<void>;
@@ -72,6 +88,26 @@ function trackWrites(response: ServerResponse): () => Promise<void> {
   return () => (outstanding === 0 || response.destroyed ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve)));
 }
 
+/** Drops the request's parsed body and parameters (an undeclared variable of 900 KB was kept per stream). */
+function forget(request: FastifyRequest, params: Partial<Record<'query' | 'variables' | 'extensions' | 'operationName', unknown>>): void {
+  request.body = undefined;
+  delete params.query;
+  delete params.variables;
+  delete params.extensions;
+}
+
+/**
+ * The route options of /graphql/stream: a body at most MAX_SUBSCRIBE_BYTES,
+ * past it a 413 in GraphQL's error shape naming the bound.
+ */
+export const SSE_ROUTE_OPTIONS = {
+  bodyLimit: MAX_SUBSCRIBE_BYTES,
+  errorHandler: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
+    return reply.code(413).headers(JSON_TYPE).send(errorBody(`a subscription request is at most ${MAX_SUBSCRIBE_BYTES} bytes (as a graphql-ws message is)`, 'BAD_REQUEST'));
+  },
+};
+
 export class SseTransport {
   private readonly options: SseTransportOptions;
   private readonly streams = new Set<ServerResponse>();
@@ -89,20 +125,36 @@ export class SseTransport {
       validate: () => [],
       onSubscribe: async (req, params) => {
         const request = req.raw;
-        const prepared = await options.operations.prepare(params, callers.get(request)!);
+        const caller = callers.get(request)!;
+        let release = () => {};
+        const prepared = await options.operations.prepare(params, caller, (live) => {
+          const granted = options.capacity.subscribe(caller, live.ids.length);
+          if (isCapRefusal(granted)) return capAnswer(granted);
+          release = granted;
+          return undefined;
+        });
+        // What the client sent is not kept for the stream's life (graphql-sse's
+        // handler and Fastify's request hold both until it ends): only the checked operation is.
+        forget(request, params);
         if ('refusal' in prepared) {
+          release();
           const { status, errors, headers } = prepared.refusal;
           return [JSON.stringify({ errors }), { status, statusText: '', headers: { ...JSON_TYPE, ...Object.fromEntries(headers) } }];
         }
         const reply = req.context.reply;
         for (const [name, value] of prepared.headers) void reply.header(name, value);
-        const context: StreamContext = { live: prepared.operation, response: reply.raw, written: trackWrites(reply.raw) };
+        const context: StreamContext = { live: prepared.operation, caller, headers: request.headers, release, response: reply.raw, written: trackWrites(reply.raw) };
         return { schema: options.schema, document: prepared.operation.document, operationName: prepared.operation.operationName, contextValue: context };
       },
       subscribe: (args) => {
         const context = args.contextValue as StreamContext;
         const subscription = options.hub.subscribe(context.live);
+        subscription.onEnd = context.release;
         subscription.onStalled = () => context.response.destroy();
+        const unwatch = options.keyWatch.hold(context.caller, context.headers, (message) => {
+          subscription.finish({ data: null, errors: [{ message, extensions: { code: 'UNAUTHENTICATED' } }] });
+        });
+        context.response.once('close', unwatch);
         // Its results' errors are formatted already (plain objects), which is all an event's JSON needs.
         return subscription as unknown as AsyncGenerator<ExecutionResult>;
       },
@@ -141,13 +193,25 @@ export class SseTransport {
       const { status, code, headers } = identifyRefusal(error);
       return void reply.code(status).headers({ ...headers, ...JSON_TYPE }).send(errorBody(error.message, code));
     }
+    const slot = this.options.capacity.connect(request.ip, false);
+    const capped = isCapRefusal(slot) ? slot : slot.identified(caller);
+    if (capped) {
+      const { status, errors, headers } = capAnswer(capped);
+      return void reply.code(status).headers({ ...Object.fromEntries(headers), ...JSON_TYPE }).send(JSON.stringify({ errors }));
+    }
     this.callers.set(request, caller);
     // graphql-sse's distinct-connections mode answers `Accept: text/event-stream` exactly.
     request.raw.headers.accept = EVENT_STREAM;
     reply.hijack();
     const response = reply.raw;
     this.streams.add(response);
-    response.once('close', () => this.streams.delete(response));
+    const ended = () => {
+      this.streams.delete(response);
+      (slot as ConnectionSlot).release();
+    };
+    response.once('close', ended);
+    // The client may have gone while its key was checked: then 'close' has been emitted already.
+    if (response.destroyed) ended();
     try {
       await this.handler(request, reply);
     } catch (error) {
