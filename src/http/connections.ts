@@ -7,9 +7,8 @@
 // connectionsCheckingInterval, 30 s by default: set here.
 //
 // One client address may hold at most HTTP_MAX_CONNECTIONS_PER_ADDRESS of
-// them, so that no one client can take every connection of a process (issue
-// 45: 10,000 WebSockets from one address, and every other client's requests
-// reset). Counted by the socket's address, except a proxy's that TRUST_PROXY
+// them, so that no one client can take every connection of a process (and
+// with them every other client's requests). Counted by the socket's address, except a proxy's that TRUST_PROXY
 // trusts: its clients are told apart by X-Forwarded-For, which a connection
 // does not carry before its first request; the proxy caps them
 // (deploy/nginx/nginx.conf: limit_conn), and the API its live connections by

@@ -1,6 +1,6 @@
 // What live subscriptions may hold of one process, so that no one client can
-// take it (issue 45: 10,000 WebSockets from one address starved every other
-// request; a million watched ids from one key took a process to 2 GB):
+// take it (connections are file descriptors every other request needs too;
+// what the hub keeps per watched id is memory):
 // - connections (WebSockets and SSE streams): per process, per client
 //   address, per API key, and, per address, WebSockets still waiting for
 //   their connection_init (what costs the least to open and nothing to hold);
