@@ -14,6 +14,7 @@ import { changeTags, type ResponseCache } from './cache/response-cache.ts';
 import { CdnPurge } from './cache/cdn-purge.ts';
 import { ProductPages } from './catalog/listing-anchors.ts';
 import { CatalogBrowse } from './catalog/browse.ts';
+import { ExpensiveReads } from './catalog/expensive-reads.ts';
 import { ResolutionMemo } from './catalog/resolution-memo.ts';
 import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
@@ -183,7 +184,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
   // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/resolution-memo.ts).
   const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
-  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo);
+  // Searches, facet counts and browse pages share one limit per process (src/catalog/expensive-reads.ts).
+  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, new ExpensiveReads(config.expensiveReads));
   const pages = new ProductPages(queries, {
     refreshMs: config.listingRefreshMs,
     sharedVersion: cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined,
@@ -324,7 +326,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     loaders: sidecar ? tracked(request, newLoaders()) : newLoaders(),
     queries,
     pages,
-    browse,
+    browse: browse.forRequest(),
     service,
     limits: { maxPageSize: config.maxPageSize },
     listing: false,
