@@ -279,6 +279,8 @@ export interface Config {
     /** A separate listener serving only /healthz, /readyz and /metrics; undefined: none. */
     port: number | undefined;
     host: string;
+    /** Wrong admin tokens one address may present a minute (then 429, the token not compared), per process. */
+    authFailuresPerMinute: number;
   };
   /** Distinct GraphQL operation names given their own metric labels; later names are counted as "other". */
   metricsMaxOperationNames: number;
@@ -585,6 +587,7 @@ export function loadConfig(env: Env = process.env): Config {
       token: read.secret('ADMIN_TOKEN', 16),
       port: read.optionalInteger('ADMIN_PORT', 0, 65535),
       host: read.string('ADMIN_HOST', '127.0.0.1'),
+      authFailuresPerMinute: read.integer('ADMIN_AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
     },
     metricsMaxOperationNames: read.integer('METRICS_MAX_OPERATION_NAMES', 100, 1, 10_000),
     // Defaults at least as strict as graphql-armor's (depth 6, aliases 15, tokens 1000, directives 50, cost 5000).

@@ -44,6 +44,7 @@ import { AdminAccess } from './observability/admin-access.ts';
 import { createAccessControl } from './auth/create-access-control.ts';
 import type { AccessControl } from './auth/access.ts';
 import { restGuard } from './auth/rest-guard.ts';
+import { MemoryRateLimiter } from './ratelimit/memory-limiter.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions } from './http/connections.ts';
@@ -283,7 +284,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   const observability = registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
     replicaStatus: replicas ? () => replicas.status() : undefined,
     legacySync: sidecar ? () => sidecar.status() : undefined,
-    admin: new AdminAccess({ token: config.admin.token, listener: config.admin.port !== undefined, production: config.nodeEnv === 'production' }),
+    admin: new AdminAccess({
+      token: config.admin.token, listener: config.admin.port !== undefined, production: config.nodeEnv === 'production',
+      // Wrong admin tokens per address, counted in process whatever RATE_LIMIT says (the admin routes answer per process).
+      failures: { buckets: new MemoryRateLimiter(), perMinute: config.admin.authFailuresPerMinute },
+    }),
   });
   // ADMIN_PORT: /healthz, /readyz and /metrics with their details on a listener
   // of their own (startServer listens; it closes with the API's).
