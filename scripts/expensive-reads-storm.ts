@@ -1,9 +1,10 @@
 // A normal client's product-page latency alone, then during a storm of
 // unique searches and facet counts from other clients (issue 45, item 5):
 // what the expensive-read limit (EXPENSIVE_READS_*, src/catalog/expensive-reads.ts)
-// is for. Against a running API on loopback:
+// is for. Against a running API on loopback, started with RATE_LIMIT=off
+// (every client here is one address: its budget would answer 429s of its own):
 //
-//   node scripts/expensive-reads-storm.ts --url http://127.0.0.1:4000 --database-url <the API's catalogue> [--seconds 10] [--clients 10]
+//   node scripts/expensive-reads-storm.ts --url http://127.0.0.1:4000 --database-url <the API's catalogue> [--seconds 10] [--clients 10] [--max-id 50000]
 //
 // Phase 1 (idle): one client asks for product pages (k6's ProductDetailPage,
 // random ids), one at a time, for `--seconds`. Phase 2: the same client,
