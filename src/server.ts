@@ -176,7 +176,10 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     service.onProductsChanged(() => replicas.recordWrite());
     app.addHook('onClose', async () => replicas.close());
   }
+  // Searches, facet counts and browse pages share one limit per process (src/catalog/expensive-reads.ts).
+  const expensiveReads = new ExpensiveReads(config.expensiveReads);
   const metrics = new CatalogueMetrics({
+    expensiveReads,
     pools: { catalogue: database.pool, ...replicas?.replicaPools },
     statements: database.statements,
     cache,
@@ -185,8 +188,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
   // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/resolution-memo.ts).
   const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
-  // Searches, facet counts and browse pages share one limit per process (src/catalog/expensive-reads.ts).
-  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, new ExpensiveReads(config.expensiveReads));
+  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, expensiveReads);
   const pages = new ProductPages(queries, {
     refreshMs: config.listingRefreshMs,
     sharedVersion: cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined,

@@ -47,6 +47,8 @@ interface Waiter {
 /** The limit itself: a counting semaphore with a bounded first-come, first-served line. */
 export class ExpensiveReads {
   readonly limits: ExpensiveReadLimits;
+  /** Reads refused since the start, by reason (the expensive_reads_refused_total metric). */
+  readonly refused: Record<RefusalReason, number> = { 'queue full': 0, 'waited too long': 0 };
   private running = 0;
   private readonly waiting: Waiter[] = [];
 
@@ -75,17 +77,22 @@ export class ExpensiveReads {
       this.running++;
       return undefined;
     }
-    if (this.waiting.length >= this.limits.queue) throw new ExpensiveReadRefused('queue full', this.limits);
+    if (this.waiting.length >= this.limits.queue) throw this.refusal('queue full');
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         start: resolve,
         timer: setTimeout(() => {
           this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          reject(new ExpensiveReadRefused('waited too long', this.limits));
+          reject(this.refusal('waited too long'));
         }, this.limits.maxWaitMs),
       };
       this.waiting.push(waiter);
     });
+  }
+
+  private refusal(reason: RefusalReason): ExpensiveReadRefused {
+    this.refused[reason]++;
+    return new ExpensiveReadRefused(reason, this.limits);
   }
 
   /** The slot goes to the first in line (`running` stays), else it is free. */

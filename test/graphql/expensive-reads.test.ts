@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GraphQLResponse, TestClient } from '../support/catalogue-app.ts';
 import { useTestCatalogue, withTestClient } from '../support/catalogue-app.ts';
+import { Scrape } from '../support/prometheus.ts';
 
 const catalogue = useTestCatalogue();
 
@@ -101,6 +102,10 @@ describe('searches and facets past the limit on expensive reads', () => {
       await expect.poll(() => sent.answered.length, { timeout: 10_000 }).toBe(5);
       for (const response of sent.answered) expectRefused(response, maxWaitMs, /and 1 more already wait \(EXPENSIVE_READS_QUEUE\)/);
 
+      const metrics = new Scrape((await client.app.inject({ method: 'GET', url: '/metrics' })).body);
+      expect([metrics.sum('expensive_reads_running'), metrics.sum('expensive_reads_waiting')]).toEqual([1, 1]);
+      expect(metrics.sum('expensive_reads_refused_total', { reason: 'queue full' })).toBe(5);
+
       const page = await client.post(PAGE, { id: '1' });
       expect(page.status, page.raw).toBe(200);
       expect(page.body.data?.product).toMatchObject({ id: '1' });
@@ -121,6 +126,8 @@ describe('searches and facets past the limit on expensive reads', () => {
       sent.send(client.post(FACETS, { q: 'waits' }));
       await expect.poll(() => sent.answered.length, { timeout: 10_000 }).toBe(1);
       expectRefused(sent.answered[0]!, maxWaitMs, /this one waited 300 ms for its turn \(EXPENSIVE_READS_MAX_WAIT_MS\)/);
+      const metrics = new Scrape((await client.app.inject({ method: 'GET', url: '/metrics' })).body);
+      expect(metrics.sum('expensive_reads_refused_total', { reason: 'waited too long' })).toBe(1);
     });
   });
 });
