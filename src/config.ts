@@ -1,6 +1,7 @@
 // The one place that reads the environment. Everything else receives a Config.
 // Every bad value is reported at once, with the variable name and what was expected.
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { LEGACY_CLIENT_DEFAULTS, type LegacyClientOptions, parseHeaderLine, resolveLegacyClientOptions } from './legacy/options.ts';
 
@@ -224,6 +225,12 @@ export interface Config {
   soleWriter: boolean;
   /** Connections in this process's Postgres pool. */
   databasePoolSize: number;
+  /**
+   * The limit on expensive reads (searches, facet counts, browse pages:
+   * src/catalog/expensive-reads.ts), per process: statements at once (0: no
+   * limit), statements waiting at most, and the longest wait; past it, 429.
+   */
+  expensiveReads: { concurrency: number; queue: number; maxWaitMs: number };
   /** Longest opening one Postgres connection may take (TCP, TLS, authentication) before it counts as unreachable. */
   databaseConnectTimeoutMs: number;
   /** Longest a request waits for a pooled connection (all busy, or one being opened) before it gets a 503. */
@@ -299,6 +306,8 @@ export interface Config {
     /** A separate listener serving only /healthz, /readyz and /metrics; undefined: none. */
     port: number | undefined;
     host: string;
+    /** Wrong admin tokens one address may present a minute (then 429, the token not compared), per process. */
+    authFailuresPerMinute: number;
   };
   /** Distinct GraphQL operation names given their own metric labels; later names are counted as "other". */
   metricsMaxOperationNames: number;
@@ -577,6 +586,12 @@ export function loadConfig(env: Env = process.env): Config {
     trustedDocuments: read.oneOf('TRUSTED_DOCUMENTS', 'off', ['on', 'off'] as const) === 'on',
     apqTtlSeconds: read.integer('APQ_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 500),
+    expensiveReads: {
+      // Half the cores (at least one): the other half stays for keyed reads and Node itself.
+      concurrency: read.integer('EXPENSIVE_READS_CONCURRENCY', Math.max(1, Math.floor(os.availableParallelism() / 2)), 0, 1_000),
+      queue: read.integer('EXPENSIVE_READS_QUEUE', 32, 0, 100_000),
+      maxWaitMs: read.integer('EXPENSIVE_READS_MAX_WAIT_MS', 1_000, 1, 60_000),
+    },
     databaseConnectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     databasePoolQueueTimeoutMs: read.integer('DATABASE_POOL_QUEUE_TIMEOUT_MS', 2_000, 10, 60_000),
     databaseStatementTimeoutMs: read.integer('DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 10, 3_600_000),
@@ -600,6 +615,7 @@ export function loadConfig(env: Env = process.env): Config {
       token: read.secret('ADMIN_TOKEN', 16),
       port: read.optionalInteger('ADMIN_PORT', 0, 65535),
       host: read.string('ADMIN_HOST', '127.0.0.1'),
+      authFailuresPerMinute: read.integer('ADMIN_AUTH_FAILURES_PER_MINUTE', 60, 1, 1_000_000),
     },
     metricsMaxOperationNames: read.integer('METRICS_MAX_OPERATION_NAMES', 100, 1, 10_000),
     // Defaults at least as strict as graphql-armor's (depth 6, aliases 15, tokens 1000, directives 50, cost 5000).
@@ -673,6 +689,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.databasePooler === 'transaction') {
     if (config.databaseUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_URL (the pooler): the embedded Postgres has none');
     if (config.databaseDirectUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_DIRECT_URL: the primary without the pooler, for what needs a session of its own (migrations, the change feed\'s LISTEN, the sidecar\'s sync lock)');
+  }
+  if (!read.has('EXPENSIVE_READS_CONCURRENCY')) {
+    config.expensiveReads.concurrency = Math.max(1, Math.min(config.expensiveReads.concurrency, config.databasePoolSize - 1));
+  } else if (config.expensiveReads.concurrency >= config.databasePoolSize) {
+    read.problem(`EXPENSIVE_READS_CONCURRENCY (${config.expensiveReads.concurrency}) must be less than DATABASE_POOL_SIZE (${config.databasePoolSize}): expensive reads would be able to take every connection (0 turns the limit off)`);
   }
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     read.problems.push(`HTTP_HEADERS_TIMEOUT_MS (${config.httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}): the headers are part of the request`);

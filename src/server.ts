@@ -14,6 +14,7 @@ import { changeTags, type ResponseCache } from './cache/response-cache.ts';
 import { CdnPurge } from './cache/cdn-purge.ts';
 import { ProductPages } from './catalog/listing-anchors.ts';
 import { CatalogBrowse } from './catalog/browse.ts';
+import { ExpensiveReads } from './catalog/expensive-reads.ts';
 import { ResolutionMemo } from './catalog/resolution-memo.ts';
 import { CatalogQueries } from './catalog/queries.ts';
 import { CatalogService } from './catalog/service.ts';
@@ -43,6 +44,7 @@ import { AdminAccess } from './observability/admin-access.ts';
 import { createAccessControl } from './auth/create-access-control.ts';
 import type { AccessControl } from './auth/access.ts';
 import { restGuard } from './auth/rest-guard.ts';
+import { MemoryRateLimiter } from './ratelimit/memory-limiter.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
 import { type ConnectionLimits, limitConnections, timeoutOptions, trustedProxyRule } from './http/connections.ts';
@@ -175,7 +177,10 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     service.onProductsChanged(() => replicas.recordWrite());
     app.addHook('onClose', async () => replicas.close());
   }
+  // Searches, facet counts and browse pages share one limit per process (src/catalog/expensive-reads.ts).
+  const expensiveReads = new ExpensiveReads(config.expensiveReads);
   const metrics = new CatalogueMetrics({
+    expensiveReads,
     pools: { catalogue: database.pool, ...replicas?.replicaPools },
     statements: database.statements,
     cache,
@@ -184,7 +189,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
   // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/resolution-memo.ts).
   const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
-  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo);
+  const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, expensiveReads);
   const pages = new ProductPages(queries, {
     refreshMs: config.listingRefreshMs,
     sharedVersion: cache && cache.kind === 'redis' ? () => cache.listingVersion() : undefined,
@@ -282,7 +287,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   const observability = registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
     replicaStatus: replicas ? () => replicas.status() : undefined,
     legacySync: sidecar ? () => sidecar.status() : undefined,
-    admin: new AdminAccess({ token: config.admin.token, listener: config.admin.port !== undefined, production: config.nodeEnv === 'production' }),
+    admin: new AdminAccess({
+      token: config.admin.token, listener: config.admin.port !== undefined, production: config.nodeEnv === 'production',
+      // Wrong admin tokens per address, counted in process whatever RATE_LIMIT says (the admin routes answer per process).
+      failures: { buckets: new MemoryRateLimiter(), perMinute: config.admin.authFailuresPerMinute },
+    }),
   });
   // ADMIN_PORT: /healthz, /readyz and /metrics with their details on a listener
   // of their own (startServer listens; it closes with the API's).
@@ -325,7 +334,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     loaders: sidecar ? tracked(request, newLoaders()) : newLoaders(),
     queries,
     pages,
-    browse,
+    browse: browse.forRequest(),
     service,
     limits: { maxPageSize: config.maxPageSize },
     listing: false,

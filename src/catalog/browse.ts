@@ -1,8 +1,10 @@
 // Browse pages, searches and facets: one statement each (browse-statements.ts),
-// on whichever server the reads are routed to. A page reads one row more than
-// it shows, to tell whether another page follows.
+// on whichever server the reads are routed to, within the process's limit on
+// expensive reads (expensive-reads.ts). A page reads one row more than it
+// shows, to tell whether another page follows.
 import type pg from 'pg';
 import type { Reads } from '../db/reads/read-routes.ts';
+import { ExpensiveReadRefused, type ExpensiveReads } from './expensive-reads.ts';
 import { decodeCursor, encodeCursor, type Ordering, orderingOf, type Position } from './browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
 import { type BrowseStatement, facetsStatement, type PageExtras, pageStatement, PRICE_BANDS } from './browse-statements.ts';
@@ -58,15 +60,43 @@ const byCountThenValue = (a: FacetCount, b: FacetCount) => b.count - a.count || 
 export class CatalogBrowse {
   private readonly reads: Reads;
   private readonly memo: ResolutionMemo | undefined;
-  /** `memo`: recent searches' resolutions (none: every search resolves its words in the database). */
-  constructor(reads: Reads, memo?: ResolutionMemo) {
+  private readonly expensive: ExpensiveReads | undefined;
+  /** Set in a request's view (forRequest) once one of its statements was refused. */
+  private refused: ExpensiveReadRefused | undefined;
+  private readonly remembersRefusal: boolean;
+
+  /**
+   * `memo`: recent searches' resolutions (none: every search resolves its
+   * words in the database); `expensive`: the process's limit every statement
+   * here runs within (none: no limit).
+   */
+  constructor(reads: Reads, memo?: ResolutionMemo, expensive?: ExpensiveReads, remembersRefusal = false) {
     this.reads = reads;
     this.memo = memo;
+    this.expensive = expensive;
+    this.remembersRefusal = remembersRefusal;
+  }
+
+  /**
+   * The same browse for one request: once the limit refused one of its
+   * statements, its others are refused at once rather than waiting again
+   * (a GraphQL result with errors is run again by Apollo: fast-path.ts).
+   */
+  forRequest(): CatalogBrowse {
+    return new CatalogBrowse(this.reads, this.memo, this.expensive, true);
   }
 
   private async run<T extends pg.QueryResultRow>(statement: BrowseStatement): Promise<T[]> {
+    if (this.refused) throw this.refused;
     const route = await this.reads.route();
-    return route.run(async (client) => (await client.query<T>(statement)).rows);
+    const read = () => route.run(async (client) => (await client.query<T>(statement)).rows);
+    if (!this.expensive) return read();
+    try {
+      return await this.expensive.run(read);
+    } catch (error) {
+      if (this.remembersRefusal && error instanceof ExpensiveReadRefused) this.refused = error;
+      throw error;
+    }
   }
 
   private static edges<R extends Row>(rows: R[], first: number, ordering: Ordering): { page: R[]; edges: (Edge & { row: R })[]; hasNextPage: boolean } {

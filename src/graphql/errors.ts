@@ -1,6 +1,7 @@
 // Errors a client can act on carry a code (their HTTP status: http-status.ts).
 // Postgres being unavailable is SERVICE_UNAVAILABLE (HTTP 503 with
-// Retry-After: the client may retry). Anything else is an internal error:
+// Retry-After: the client may retry); an expensive read the process's limit
+// refused is EXPENSIVE_READS_LIMITED (HTTP 429 with Retry-After). Anything else is an internal error:
 // logged in full with the request id, masked on the wire outside development.
 // graphql-js's "Did you mean ...?" hints reveal the schema to whoever probes
 // it; they are dropped unless field suggestions are on (development by default).
@@ -8,6 +9,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { NotFoundError, ValidationError } from '../catalog/validation.ts';
+import { ExpensiveReadRefused } from '../catalog/expensive-reads.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/failures/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 import { LIMIT_CODES } from './limits/limit-error.ts';
@@ -66,13 +68,16 @@ export function legacyUnavailable(message: string, retryAfterSeconds: number, ac
   return new GraphQLError(message, { extensions: { code: 'LEGACY_UNAVAILABLE', retryAfter: retryAfterSeconds, ...(accepted ? { accepted: true } : {}) } });
 }
 
+/** The code of an expensive read the limit refused (src/catalog/expensive-reads.ts): 429 with Retry-After (http-status.ts). */
+export const EXPENSIVE_READS_LIMITED = 'EXPENSIVE_READS_LIMITED';
+
 /** Codes whose messages are written for clients and safe to show. */
 const CLIENT_CODES = new Set([
   'BAD_USER_INPUT', 'NOT_FOUND', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE', 'OPERATION_NOT_TRUSTED',
   'UNAUTHENTICATED', 'RATE_LIMITED',
   ...LIMIT_CODES,
-  'IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'WRITE_CONTENTION', 'CATALOGUE_RELOADING', 'LEGACY_UNAVAILABLE',
+  'IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'WRITE_CONTENTION', 'CATALOGUE_RELOADING', 'LEGACY_UNAVAILABLE', EXPENSIVE_READS_LIMITED,
 ]);
 
 /** graphql-js's hint at the end of a message, as Apollo's own suggestion masking matches it. */
@@ -99,7 +104,8 @@ function tooDeep(error: unknown): boolean {
 
 function isClientError(error: unknown, code: unknown): boolean {
   const original = unwrapResolverError(error);
-  if (original instanceof ValidationError || original instanceof NotFoundError || (typeof code === 'string' && CLIENT_CODES.has(code))) return true;
+  if (original instanceof ValidationError || original instanceof NotFoundError || original instanceof ExpensiveReadRefused) return true;
+  if (typeof code === 'string' && CLIENT_CODES.has(code)) return true;
   // A 4xx without a code: Apollo's "Unsupported persisted query version",
   // "provided sha does not match query". Their messages are for the client.
   const status = httpStatus(error);
@@ -117,6 +123,10 @@ export function makeFormatError(options: { mask: boolean; suggestions: boolean }
     }
     if (original instanceof NotFoundError) {
       return { ...formatted, message: original.message, extensions: { code: 'NOT_FOUND' } };
+    }
+    if (original instanceof ExpensiveReadRefused) {
+      const { concurrency, queue, maxWaitMs } = original.limits;
+      return { ...formatted, message: original.message, extensions: { code: EXPENSIVE_READS_LIMITED, retryAfter: original.retryAfterSeconds, concurrency, queue, maxWaitMs } };
     }
     if (isClientError(error, formatted.extensions?.code)) {
       const { stacktrace: _stack, http: _http, ...extensions } = formatted.extensions ?? {};

@@ -8,7 +8,9 @@
 //   reload (CATALOGUE_RELOADING), or (sidecar mode)
 //   the legacy service unable to take a write (LEGACY_UNAVAILABLE): 503 with
 //   Retry-After, and no `data` (nothing usable was read, nothing was written):
-//   the status a load balancer or a retry policy acts on.
+//   the status a load balancer or a retry policy acts on. An expensive read
+//   the process's limit refused (EXPENSIVE_READS_LIMITED): 429 with
+//   Retry-After, no `data` either (the client is to slow down and retry).
 // - The operation never ran (parse, validation, variable coercion, the limits):
 //   400 when the client accepts application/graphql-response+json, whose status
 //   codes carry that meaning; 200 under application/json, which the spec keeps
@@ -21,6 +23,7 @@ import Negotiator from 'negotiator';
 import { CONTENTION_RETRY_AFTER_SECONDS } from '../db/writes/transaction.ts';
 import { RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
+import { EXPENSIVE_READS_LIMITED } from './errors.ts';
 
 /** The media types Apollo Server chooses among for a single result, in its order of preference. */
 export const JSON_MEDIA_TYPE = 'application/json; charset=utf-8';
@@ -51,16 +54,21 @@ export function answersGraphqlResponseJson(http: HTTPGraphQLRequest | undefined)
   return responseMediaType(http?.headers.get('accept')) === GRAPHQL_RESPONSE_MEDIA_TYPE;
 }
 
-/** Seconds to wait before retrying, for the errors that make a whole response a 503. */
-function retryAfter(codes: Set<unknown>, errors: readonly { extensions?: Record<string, unknown> }[] | undefined): number | undefined {
-  if (codes.has('SERVICE_UNAVAILABLE')) return RETRY_AFTER_SECONDS;
+type Errors = readonly { extensions?: Record<string, unknown> }[] | undefined;
+
+/** The first `retryAfter` an error of the response carries. */
+function hinted(errors: Errors): number | undefined {
+  return errors?.map((error) => error.extensions?.retryAfter).find((value): value is number => typeof value === 'number');
+}
+
+/** The status and seconds to wait before retrying, for the errors that make a whole response a 503 (or a 429). */
+function retryAfter(codes: Set<unknown>, errors: Errors): { status: number; seconds: number } | undefined {
+  if (codes.has('SERVICE_UNAVAILABLE')) return { status: 503, seconds: RETRY_AFTER_SECONDS };
   // Sidecar mode: the legacy service could not take a write; it says how long (or the client's default).
   // A reload (data:load) says how long too.
-  if (codes.has('LEGACY_UNAVAILABLE') || codes.has('CATALOGUE_RELOADING')) {
-    const hinted = errors?.map((error) => error.extensions?.retryAfter).find((value): value is number => typeof value === 'number');
-    return hinted ?? RETRY_AFTER_SECONDS;
-  }
-  if (codes.has('WRITE_CONTENTION')) return CONTENTION_RETRY_AFTER_SECONDS;
+  if (codes.has('LEGACY_UNAVAILABLE') || codes.has('CATALOGUE_RELOADING')) return { status: 503, seconds: hinted(errors) ?? RETRY_AFTER_SECONDS };
+  if (codes.has('WRITE_CONTENTION')) return { status: 503, seconds: CONTENTION_RETRY_AFTER_SECONDS };
+  if (codes.has(EXPENSIVE_READS_LIMITED)) return { status: 429, seconds: hinted(errors) ?? 1 };
   return undefined;
 }
 
@@ -74,8 +82,8 @@ export function httpStatusPlugin(): ApolloServerPlugin<GraphQLContext> {
           const codes = new Set(result.errors?.map((error) => error.extensions?.code));
           const retry = retryAfter(codes, result.errors);
           if (retry !== undefined) {
-            response.http.status = 503;
-            (response.http.headers ??= new HeaderMap()).set('retry-after', String(retry));
+            response.http.status = retry.status;
+            (response.http.headers ??= new HeaderMap()).set('retry-after', String(retry.seconds));
             if (result.data !== undefined) response.body = { kind: 'single', singleResult: { errors: result.errors } };
             return;
           }

@@ -16,9 +16,9 @@
 //
 // The JSON parser replaces Fastify's default for application/json (same
 // limits, same prototype-poisoning protection, same errors for empty and
-// malformed bodies). Valid UTF-8 without any \u escape of a surrogate costs
-// one native UTF-8 check and a regular-expression scan; only the others are
-// walked.
+// malformed bodies), and refuses a compressed body (Content-Encoding). Valid
+// UTF-8 without any \u escape of a surrogate costs one native UTF-8 check and
+// a regular-expression scan; only the others are walked.
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 
@@ -207,6 +207,26 @@ export class UnsupportedCharset extends Error {
 }
 
 /**
+ * A body sent with a Content-Encoding other than identity: 415. Bodies are
+ * read as sent, never decompressed (a request body is at most 1 MiB, and
+ * decompressing one is a bomb's way in): before, a plain body labelled
+ * `gzip` was taken as if it were plain (issue 45), and a gzipped one would
+ * have been refused as bad JSON or text.
+ */
+export class UnsupportedContentEncoding extends Error {
+  readonly statusCode = 415;
+  constructor(encoding: string) {
+    super(`request body must not be compressed: Content-Encoding ${JSON.stringify(encoding)} is not supported (send it as is, without Content-Encoding)`);
+  }
+}
+
+/** The Content-Encoding of a body, unless none or identity (the body as is). */
+function contentEncoding(header: string | undefined): string | undefined {
+  const codings = header?.split(',').map((coding) => coding.trim()).filter((coding) => coding !== '' && coding.toLowerCase() !== 'identity');
+  return codings && codings.length > 0 ? codings.join(', ') : undefined;
+}
+
+/**
  * Replaces the application/json parser of `app` (call before registering
  * routes): bodies must be UTF-8 and their strings well-formed Unicode, else
  * InvalidText (400; REST answers {"error": message}, GraphQL BAD_USER_INPUT).
@@ -220,6 +240,11 @@ export function registerJsonParser(app: FastifyInstance, options: { prototypeKey
   const parse = app.getDefaultJsonParser(action, action);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const encoding = contentEncoding(request.headers['content-encoding']);
+    if (encoding !== undefined) {
+      done(new UnsupportedContentEncoding(encoding), undefined);
+      return;
+    }
     // JSON is UTF-8 (RFC 8259): a body declared as another charset is not read as if it were.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {

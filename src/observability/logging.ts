@@ -5,7 +5,7 @@
 // and, for GraphQL, the operation.
 import { type FastifyBaseLogger, LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.ts';
-import { REDACTED, containsApiKey, redactApiKeys } from '../util/api-key-format.ts';
+import { API_KEY_BODY_LENGTH, API_KEY_MARK, REDACTED, containsApiKey, redactApiKeys } from '../util/api-key-format.ts';
 import { ANONYMOUS_OPERATION } from './graphql-operations.ts';
 
 declare module 'fastify' {
@@ -53,15 +53,83 @@ function redactPiece(piece: string): string {
   return piece;
 }
 
+/** Every %XX escape decoded (as the byte it stands for, a Latin-1 character, when the bytes are not UTF-8). */
+function decodedOnce(piece: string): string {
+  try {
+    return decodeURIComponent(piece);
+  } catch {
+    return piece.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+}
+
+/** What of a redacted piece no match may run through. */
+const BARRIER = '\u0000';
+
+/**
+ * Where the URL's pieces (between / ? & = ;) hide a key split or garbled:
+ * the index of the first piece of `cat_` followed by a key's length of
+ * base64url characters once the escapes are decoded (as they stand, and
+ * after each of DECODE_ROUNDS rounds: a round may eat a key's characters
+ * that spell hex) and everything else (`%`, a new line, `&x=`, a parameter
+ * name) is taken out; -1 when none does. `cat_%25` + 43 characters, a key
+ * cut by `%0A`, a key in two parameters.
+ */
+function hiddenKeyPiece(pieces: string[]): number {
+  const texts = pieces.map((piece, i) => (i % 2 === 1 ? '' : piece));
+  let found = -1;
+  for (let round = 0; round <= DECODE_ROUNDS; round++) {
+    const starts: number[] = [];
+    let joined = '';
+    for (const text of texts) {
+      starts.push(joined.length);
+      joined += text.includes(REDACTED) ? BARRIER : text.replace(/[^A-Za-z0-9_-]/g, '');
+    }
+    const at = joined.search(LOOSE_KEY);
+    if (at >= 0) {
+      const piece = starts.findLastIndex((start) => start <= at);
+      found = found < 0 ? piece : Math.min(found, piece);
+    }
+    if (!texts.some((text) => text.includes('%'))) break;
+    for (let i = 0; i < texts.length; i++) texts[i] = decodedOnce(texts[i]!);
+  }
+  return found;
+}
+
+/** The mark, perhaps with other characters between its letters (a `%0A` inside it). */
+const LOOSE_MARK = new RegExp([...API_KEY_MARK].join('[^A-Za-z0-9_-]*'));
+
+/** Whether the URL holds the mark as it stands or after a round of decoding: only then can a key hide in it (the common case costs a scan or two). */
+function markInAnyRound(url: string): boolean {
+  let text = url;
+  for (let round = 0; ; round++) {
+    if (LOOSE_MARK.test(text)) return true;
+    if (round === DECODE_ROUNDS || !text.includes('%')) return false;
+    text = decodedOnce(text);
+  }
+}
+
+const LOOSE_KEY = new RegExp(`${API_KEY_MARK}[A-Za-z0-9_-]{${API_KEY_BODY_LENGTH}}`);
+
 /**
  * The URL as logged: anything shaped like an API key (src/util/api-key-format.ts)
  * redacted wherever it is (path, parameter names and values, percent-encoded
  * or not), and the values of query parameters that carry secrets of any shape
  * (`?api_key=`, `key`, `token`, `access_token`, any case) replaced by
- * [REDACTED]. The API never reads keys from the URL, but clients send them
- * there anyway, and a log must not keep them.
+ * [REDACTED]. A key garbled or split so that no piece holds it whole (issue
+ * 45: `?x=cat_%25…`, a `%0A` inside it, half in each of two parameters) is
+ * redacted with everything after it. The API never reads keys from the URL,
+ * but clients send them there anyway, and a log must not keep them.
  */
 export function redactUrl(url: string): string {
+  const logged = redactWholeKeys(url);
+  if (!markInAnyRound(logged)) return logged;
+  const pieces = logged.split(/([/?&=;])/);
+  const hidden = hiddenKeyPiece(pieces);
+  return hidden < 0 ? logged : `${pieces.slice(0, hidden).join('')}${REDACTED}`;
+}
+
+/** redactUrl for keys that stand whole in one piece of the URL (percent-encoded or not) and for secret parameters. */
+function redactWholeKeys(url: string): string {
   const query = url.indexOf('?');
   let logged = url;
   if (query >= 0) {

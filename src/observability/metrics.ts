@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type pg from 'pg';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { BatchObserver, LoaderName } from '../catalog/loaders.ts';
+import type { ExpensiveReads, RefusalReason } from '../catalog/expensive-reads.ts';
 import type { CoalescingObserver } from '../db/reads/coalesced-reads.ts';
 import type { StatementCounter } from '../db/pool/pool.ts';
 import { ANONYMOUS_OPERATION, INVALID_OPERATION, type OperationRecord } from './graphql-operations.ts';
@@ -101,6 +102,8 @@ export interface MetricSources {
   cache: ResponseCache | undefined;
   /** Distinct GraphQL operation names labelled before the rest become "other". */
   maxOperationNames: number;
+  /** The limit on expensive reads (expensive_reads_* series). */
+  expensiveReads?: Pick<ExpensiveReads, 'load' | 'refused'>;
 }
 
 export class CatalogueMetrics {
@@ -163,6 +166,18 @@ export class CatalogueMetrics {
     poolGauge('pg_pool_connections', 'Open connections in the Postgres pool', (pool) => pool.totalCount);
     poolGauge('pg_pool_idle_connections', 'Open connections not in use', (pool) => pool.idleCount);
     poolGauge('pg_pool_waiting_requests', 'Queries waiting for a connection (the pool is exhausted when this stays above 0)', (pool) => pool.waitingCount);
+
+    const expensive = sources.expensiveReads;
+    if (expensive) {
+      new Gauge({ name: 'expensive_reads_running', help: 'Searches, facet counts and browse pages running now (at most EXPENSIVE_READS_CONCURRENCY)', registers,
+        collect() { this.set(expensive.load.running); } });
+      new Gauge({ name: 'expensive_reads_waiting', help: 'Searches, facet counts and browse pages waiting for their turn (at most EXPENSIVE_READS_QUEUE)', registers,
+        collect() { this.set(expensive.load.waiting); } });
+      const refused = new Counter({
+        name: 'expensive_reads_refused_total', help: 'Expensive reads refused with 429, by reason (queue full, waited too long)', labelNames: ['reason'], registers,
+        collect: () => { for (const [reason, count] of Object.entries(expensive.refused)) refused.series(reason as RefusalReason).value = count; },
+      });
+    }
 
     this.registry = Registry.merge([processMetrics(), own]);
   }

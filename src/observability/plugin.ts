@@ -7,7 +7,7 @@
 // admin-access.ts allows (ADMIN_TOKEN, or the ADMIN_PORT listener); anyone
 // else gets {"status": "ok"}, {"status": "ready" | "unavailable"} and no metrics.
 import cluster from 'node:cluster';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import type { ResponseCache } from '../cache/response-cache.ts';
 import type { Database } from '../db/pool/pool.ts';
@@ -76,21 +76,33 @@ export function registerObservability(app: FastifyInstance, options: Observabili
   if (exposition instanceof ClusterMetrics) app.addHook('onClose', async () => exposition.close());
 
   const routes = (target: FastifyInstance, adminListener: boolean) => {
-    const granted = (request: FastifyRequest) => options.admin.grant(request.headers, adminListener);
+    const granted = (request: FastifyRequest) => options.admin.grant(request.headers, request.ip, adminListener);
+    // An address past its wrong tokens: a 429 on every admin route (a token it sends is not even compared).
+    const throttled = (request: FastifyRequest, reply: FastifyReply) => {
+      const refusal = options.admin.throttledRefusal(request.ip);
+      return reply.code(refusal.status).headers(refusal.headers).send({ error: refusal.message });
+    };
 
-    target.get('/healthz', probe, async (request) => (granted(request) === 'granted' ? health() : { status: 'ok' }));
+    target.get('/healthz', probe, async (request, reply) => {
+      const grant = await granted(request);
+      if (grant === 'throttled') return throttled(request, reply);
+      return grant === 'granted' ? health() : { status: 'ok' };
+    });
 
     target.get('/readyz', probe, async (request, reply) => {
+      const grant = await granted(request);
+      if (grant === 'throttled') return throttled(request, reply);
       const readiness = await checkReadiness(checks, options.readinessTimeoutMs);
       const status = readiness.ready ? 'ready' : 'unavailable';
       // The checks name hosts and carry driver messages: details only.
-      return reply.code(readiness.ready ? 200 : 503).send(granted(request) === 'granted'
+      return reply.code(readiness.ready ? 200 : 503).send(grant === 'granted'
         ? { status, checks: readiness.checks, ...(options.legacySync ? { legacySync: options.legacySync() } : {}) }
         : { status });
     });
 
     target.get('/metrics', probe, async (request, reply) => {
-      const grant = granted(request);
+      const grant = await granted(request);
+      if (grant === 'throttled') return throttled(request, reply);
       if (grant !== 'granted') {
         const refusal = metricsRefusal(grant);
         return reply.code(refusal.status).headers(refusal.headers).send({ error: refusal.message });

@@ -79,6 +79,23 @@ function centsOf(body: unknown): unknown {
   return typeof price === 'number' ? { ...(body as object), default_price: price.toFixed(2) } : body;
 }
 
+/**
+ * The response cache's key of a read: its route with the parameters as
+ * validated (`/products/1/styles`, `/products?page=2&count=5`), not the URL as
+ * sent. Parameters the route does not declare (`?cb=…`), their order, `01`
+ * for `1` and a default spelt out all give the same answer, so they share its
+ * entry: a URL made unique was a way to skip the cache at will (issue 45).
+ */
+function cacheKeyOf(request: FastifyRequest): string {
+  const params = request.params as Record<string, unknown>;
+  const path = (request.routeOptions.url ?? '').replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
+  const declared = (request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const query = request.query as Record<string, unknown>;
+  const search = Object.keys(declared).filter((name) => query[name] !== undefined)
+    .map((name) => `${name}=${encodeURIComponent(String(query[name]))}`).join('&');
+  return `rest:${path}${search === '' ? '' : `?${search}`}`;
+}
+
 /** REST field names for the write fields (the rest are the same in both). */
 const REST_NAMES = { defaultPrice: 'default_price' } as const;
 
@@ -130,7 +147,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
         throw error;
       }
     };
-    const response = cache ? await cache.fetch(`rest:${request.url}`, run, deps.cheapReads[read]) : { ...(await run()), outcome: undefined };
+    const response = cache ? await cache.fetch(cacheKeyOf(request), run, deps.cheapReads[read]) : { ...(await run()), outcome: undefined };
     if (response.outcome !== undefined) reply.header('x-cache', response.outcome);
     deps.httpCaching.readHeaders(reply, { tags: response.tags, hintSeconds: deps.hintSeconds[read] });
     if (response.status === 200 && response.etag && notModified(reply, request.headers['if-none-match'], response.etag)) return reply.send();

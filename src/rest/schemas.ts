@@ -364,7 +364,7 @@ const ERRORS = {
   BadRequest: errorResponse('Malformed id, page or count, or an invalid request body or header (the message names it).', 'page must be a positive integer (got "hello")'),
   NotFound: errorResponse('No product with this id.', 'product 1000012 not found'),
   PayloadTooLarge: errorResponse('The request body is too large.', 'request body is too large'),
-  UnsupportedMediaType: errorResponse('The request body is not application/json.', 'request body must be application/json'),
+  UnsupportedMediaType: errorResponse('The request body is not application/json in UTF-8, or is sent with a Content-Encoding other than identity (bodies are never decompressed).', 'request body must be application/json'),
   InternalError: errorResponse('An unexpected error (details are logged, never sent).', 'internal server error'),
   Unavailable: errorResponse(
     'Postgres is unavailable (down, restarting, unreachable, or every connection busy past the queue timeout), or a write waited for its turn on a busy product past DATABASE_LOCK_TIMEOUT_MS and wrote nothing: try again after Retry-After seconds.',

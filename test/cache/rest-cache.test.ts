@@ -29,6 +29,21 @@ describe('in-process cache (no REDIS_URL)', () => {
     expect(second.body).toBe(first.body);
   });
 
+  it('answers parameters the route does not declare (?cb=…) from the same entry, byte for byte: no cache-busting', async () => {
+    const first = await get(client, '/products/5/styles');
+    expect(first).toMatchObject({ status: 200, cache: 'miss' });
+    for (const url of ['/products/5/styles?cb=1', '/products/5/styles?cb=2&x=y', '/products/5/styles?']) {
+      expect(await get(client, url), url).toEqual({ ...first, cache: 'hit', sql: 0 });
+    }
+    const page = await get(client, '/products?page=2&count=3');
+    expect(page).toMatchObject({ status: 200, cache: 'miss' });
+    for (const url of ['/products?count=3&page=2', '/products?page=2&count=3&cb=9', '/products?cb=9&count=3&page=2&cb=10']) {
+      expect(await get(client, url), url).toEqual({ ...page, cache: 'hit', sql: 0 });
+    }
+    // What the route declares still tells answers apart.
+    expect(await get(client, '/products?page=3&count=3&cb=9')).toMatchObject({ status: 200, cache: 'miss' });
+  });
+
   it('drops exactly the entries of a product that changed, and keeps the others', async () => {
     await get(client, '/products/3');
     await get(client, '/products/4');

@@ -88,6 +88,32 @@ describe('ADMIN_TOKEN', () => {
   });
 });
 
+// Issue 45: 2,000 wrong admin tokens in 0.9 s all got 401, each compared.
+describe('wrong admin tokens', () => {
+  const remote = (address: string) => ({ remoteAddress: address });
+  const inject = (app: FastifyInstance, url: string, address: string, token?: string) =>
+    app.inject({ method: 'GET', url, ...remote(address), headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+  it('are throttled per address: past ADMIN_AUTH_FAILURES_PER_MINUTE, 429 with Retry-After, the token not even compared; probes and other addresses unaffected', async () => {
+    const { app } = await client({ nodeEnv: 'production', env: { ADMIN_TOKEN: TOKEN, ADMIN_AUTH_FAILURES_PER_MINUTE: '3' } });
+    const attacker = '203.0.113.7';
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await inject(app, ['/metrics', '/healthz', '/readyz'][i % 3]!, attacker, `wrong-token-${i}-padding`)).statusCode);
+    // /healthz and /readyz answer a wrong token with the summary (200); /metrics with 401; then the budget is spent.
+    expect(statuses).toEqual([401, 200, 200, 429, 429, 429]);
+    const refused = await inject(app, '/metrics', attacker, TOKEN);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('20');
+    expect(refused.json()).toEqual({ error: `too many wrong admin tokens from ${attacker}: at most 3 a minute (ADMIN_AUTH_FAILURES_PER_MINUTE); retry in 20 s` });
+    // Probes send no token: never throttled, from the same address either.
+    expect([(await inject(app, '/healthz', attacker)).body, (await inject(app, '/readyz', attacker)).body]).toEqual(['{"status":"ok"}', '{"status":"ready"}']);
+    expect((await inject(app, '/metrics', attacker)).statusCode).toBe(401);
+    // Another address keeps its own budget, and the right token works there.
+    expect((await inject(app, '/metrics', '198.51.100.2', TOKEN)).statusCode).toBe(200);
+    expect((await inject(app, '/metrics', '198.51.100.2', 'wrong-token-from-elsewhere')).statusCode).toBe(401);
+  });
+});
+
 describe('ADMIN_PORT', () => {
   it('serves the details on the admin listener only; the API port answers the summaries and a 404 for /metrics', async () => {
     const { app, server } = await client({ nodeEnv: 'production', env: { ADMIN_PORT: '0' } });
@@ -165,9 +191,10 @@ describe('development and test without admin settings', () => {
 describe('configuration', () => {
   const problems = configProblems;
 
-  it('reads ADMIN_TOKEN, ADMIN_PORT and ADMIN_HOST', () => {
-    expect(loadConfig({}).admin).toEqual({ token: undefined, port: undefined, host: '127.0.0.1' });
-    expect(loadConfig({ ADMIN_TOKEN: TOKEN, ADMIN_PORT: '9100', ADMIN_HOST: '10.0.0.5' }).admin).toEqual({ token: TOKEN, port: 9100, host: '10.0.0.5' });
+  it('reads ADMIN_TOKEN, ADMIN_PORT, ADMIN_HOST and ADMIN_AUTH_FAILURES_PER_MINUTE', () => {
+    expect(loadConfig({}).admin).toEqual({ token: undefined, port: undefined, host: '127.0.0.1', authFailuresPerMinute: 60 });
+    expect(loadConfig({ ADMIN_TOKEN: TOKEN, ADMIN_PORT: '9100', ADMIN_HOST: '10.0.0.5', ADMIN_AUTH_FAILURES_PER_MINUTE: '5' }).admin)
+      .toEqual({ token: TOKEN, port: 9100, host: '10.0.0.5', authFailuresPerMinute: 5 });
   });
 
   it('names each bad value, never echoing the token', () => {

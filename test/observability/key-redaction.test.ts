@@ -168,3 +168,46 @@ describe('the server\'s logger', () => {
     }
   });
 });
+
+// Issue 45: a key garbled or split so that no piece of the URL holds it whole
+// (`?x=cat_%25` + 43 characters, a `%0A` inside it, half in each of two
+// parameters) was logged whole or in two halves. Now the URL is cut at it.
+describe('a key garbled or split in the URL', () => {
+  it('is not logged, whole or in pieces: the URL is redacted from where it starts', async () => {
+    const key = `cat_${crypto.randomBytes(32).toString('base64url')}`;
+    const body = key.slice(4);
+    const targets = [
+      `/products/1?x=cat_%25${body}`,
+      `/products/1?x=cat_%2525${body}&page=2`,
+      `/products/1?x=${key.slice(0, 20)}%0A${key.slice(20)}&page=2`,
+      `/products/1?x=${key.slice(0, 20)}%250A${key.slice(20)}`,
+      `/products/1?a=${key.slice(0, 24)}&b=${key.slice(24)}`,
+      `/products/1?a=${key.slice(0, 15)}&b=${key.slice(15, 30)}&c=${key.slice(30)}`,
+      `/products/1?x=%2563at_${body}`,
+      `/products/1?x=c%0Aat_${body}`,
+      `/products/${key.slice(0, 25)}%0A${key.slice(25)}`,
+    ];
+    const log = new CapturedLog();
+    const app = Fastify({ ...loggerOptions('info', log), requestIdHeader: 'x-request-id' });
+    app.get('/products/:id', async () => ({ ok: true }));
+    try {
+      for (const [i, url] of targets.entries()) {
+        const response = await app.inject({ method: 'GET', url, headers: { 'x-request-id': `garbled-${i}` } });
+        expect(response.statusCode, url).toBe(200);
+      }
+      const written = JSON.stringify(log.lines);
+      // No run of 12 of the key's characters (its display prefix shows 8) is anywhere in the log.
+      for (let at = 0; at + 12 <= body.length; at++) expect(written, `${body.slice(at, at + 12)} (at ${at})`).not.toContain(body.slice(at, at + 12));
+      for (const [i, url] of targets.entries()) {
+        const [completion] = log.of(`garbled-${i}`);
+        expect(completion?.msg, url).toBe('request completed');
+        expect(completion?.url, url).toMatch(/^\/products\/(1\?[a-z]=)?\[REDACTED\]$/);
+      }
+      // A URL holding nothing key-shaped is logged as it was.
+      await app.inject({ method: 'GET', url: '/products/1?q=cat_food&page=2&x=%0A', headers: { 'x-request-id': 'plain' } });
+      expect(log.of('plain')[0]?.url).toBe('/products/1?q=cat_food&page=2&x=%0A');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -3,6 +3,7 @@
 // and variables, GET parameters) answer 400 naming the field, in each API's
 // error shape, and write nothing; valid text, astral characters included,
 // still goes through.
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, type TestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 
@@ -149,5 +150,39 @@ describe('GraphQL', () => {
     const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: '{"query": ', headers: { 'content-type': 'application/json' } });
     expect(response.statusCode).toBe(400);
     expect(JSON.parse(response.body)).toEqual({ errors: [{ message: expect.stringContaining('not valid JSON'), extensions: { code: 'BAD_REQUEST' } }] });
+  });
+});
+
+// Issue 45: a plain body sent with `Content-Encoding: gzip` was taken as if it
+// were plain. Bodies are read as sent, never decompressed: any coding but
+// identity is a 415 naming it, in each API's error shape, and nothing is written.
+describe('Content-Encoding', () => {
+  const encoded = (method: 'POST' | 'PUT', url: string, payload: string | Buffer, encoding: string) =>
+    client.app.inject({ method, url, payload, headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+  const refusal = (encoding: string) => `request body must not be compressed: Content-Encoding "${encoding}" is not supported (send it as is, without Content-Encoding)`;
+
+  it('a plain body labelled gzip (or deflate, br, a list): 415 naming it, nothing written; REST and GraphQL', async () => {
+    const before = await productCount();
+    for (const encoding of ['gzip', 'deflate', 'br', 'GZIP', 'gzip, identity', 'x-custom']) {
+      const shown = encoding === 'gzip, identity' ? 'gzip' : encoding;
+      const response = await encoded('POST', '/products', PRODUCT, encoding);
+      expect([response.statusCode, JSON.parse(response.body)], encoding).toEqual([415, { error: refusal(shown) }]);
+      const put = await encoded('PUT', '/products/1', '{"name": "never"}', encoding);
+      expect(put.statusCode, encoding).toBe(415);
+      const graphql = await encoded('POST', '/graphql', JSON.stringify({ query: 'mutation { deleteProduct(id: "1") }' }), encoding);
+      expect([graphql.statusCode, JSON.parse(graphql.body)], encoding).toEqual([415, { errors: [{ message: refusal(shown), extensions: { code: 'BAD_REQUEST' } }] }]);
+    }
+    // A body that really is gzip is refused the same way, not read as JSON text.
+    const gzipped = await encoded('POST', '/products', gzipSync(PRODUCT), 'gzip');
+    expect(gzipped.statusCode).toBe(415);
+    expect(await productCount()).toBe(before);
+    expect((await catalogue.direct.one<{ name: string }>('SELECT name FROM products WHERE id = 1')).name).not.toBe('never');
+  });
+
+  it('identity (the body as is) is what no Content-Encoding is', async () => {
+    for (const encoding of ['identity', 'Identity', '']) {
+      const response = await client.app.inject({ method: 'POST', url: '/graphql', payload: '{"query": "{ __typename }"}', headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+      expect([response.statusCode, response.body], JSON.stringify(encoding)).toEqual([200, '{"data":{"__typename":"Query"}}\n']);
+    }
   });
 });

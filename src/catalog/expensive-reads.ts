@@ -1,0 +1,108 @@
+// Expensive reads (every statement of src/catalog/browse.ts: searches, facet
+// counts, filtered and ordered browse pages) run at most `concurrency` at a
+// time in a process; a few more wait their turn, each at most `maxWaitMs`,
+// and past that the request is refused (429 with Retry-After). Each of them
+// reads many rows to answer with few: unlimited, a storm of unique searches
+// from a handful of clients held every pooled connection and both cores, and
+// a product page next to it took 10-40 times as long (issue 45). Keyed reads
+// (product pages, REST routes: src/db/reads/coalesced-reads.ts) never pass
+// here, so they keep the pool's other connections and the cores' spare time.
+// A slot is taken before the pooled connection, so waiting reads hold none.
+
+export interface ExpensiveReadLimits {
+  /** Statements running at once, per process; 0: no limit. */
+  concurrency: number;
+  /** Statements waiting for a slot at most; one more is refused at once. */
+  queue: number;
+  /** Longest a statement waits for a slot; then it is refused. */
+  maxWaitMs: number;
+}
+
+/** Why an expensive read was not run: the waiting line was full, or its wait ran out. */
+export type RefusalReason = 'queue full' | 'waited too long';
+
+/** An expensive read refused by the limit: 429 with Retry-After, naming the limit. */
+export class ExpensiveReadRefused extends Error {
+  readonly statusCode = 429;
+  readonly reason: RefusalReason;
+  readonly retryAfterSeconds: number;
+  readonly limits: ExpensiveReadLimits;
+  constructor(reason: RefusalReason, limits: ExpensiveReadLimits) {
+    const retryAfterSeconds = Math.max(1, Math.ceil(limits.maxWaitMs / 1000));
+    const why = reason === 'queue full'
+      ? `${limits.queue} more already wait (EXPENSIVE_READS_QUEUE)`
+      : `this one waited ${limits.maxWaitMs} ms for its turn (EXPENSIVE_READS_MAX_WAIT_MS)`;
+    super(`too many searches, facet counts and browse pages at once: this server runs at most ${limits.concurrency} at a time (EXPENSIVE_READS_CONCURRENCY) and ${why}; retry in ${retryAfterSeconds} s`);
+    this.reason = reason;
+    this.retryAfterSeconds = retryAfterSeconds;
+    this.limits = limits;
+  }
+}
+
+interface Waiter {
+  start(): void;
+  timer: NodeJS.Timeout;
+}
+
+/** The limit itself: a counting semaphore with a bounded first-come, first-served line. */
+export class ExpensiveReads {
+  readonly limits: ExpensiveReadLimits;
+  /** Reads refused since the start, by reason (the expensive_reads_refused_total metric). */
+  readonly refused: Record<RefusalReason, number> = { 'queue full': 0, 'waited too long': 0 };
+  private running = 0;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(limits: ExpensiveReadLimits) {
+    this.limits = limits;
+  }
+
+  /** Statements running and waiting now. */
+  get load(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+
+  /** Runs `work` in a slot, after waiting for one if need be; throws ExpensiveReadRefused instead of waiting past the limits. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.limits.concurrency === 0) return work();
+    await this.acquire();
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(): Promise<void> | undefined {
+    if (this.running < this.limits.concurrency) {
+      this.running++;
+      return undefined;
+    }
+    if (this.waiting.length >= this.limits.queue) throw this.refusal('queue full');
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        start: resolve,
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          reject(this.refusal('waited too long'));
+        }, this.limits.maxWaitMs),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  private refusal(reason: RefusalReason): ExpensiveReadRefused {
+    this.refused[reason]++;
+    return new ExpensiveReadRefused(reason, this.limits);
+  }
+
+  /** The slot goes to the first in line (`running` stays), else it is free. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (!next) {
+      this.running--;
+      return;
+    }
+    clearTimeout(next.timer);
+    next.start();
+  }
+}
