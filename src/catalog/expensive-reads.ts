@@ -4,7 +4,7 @@
 // and past that the request is refused (429 with Retry-After). Each of them
 // reads many rows to answer with few: unlimited, a storm of unique searches
 // from a handful of clients held every pooled connection and both cores, and
-// a product page next to it took 10-40 times as long (issue 45). Keyed reads
+// a product page next to it waited behind them. Keyed reads
 // (product pages, REST routes: src/db/reads/coalesced-reads.ts) never pass
 // here, so they keep the pool's other connections and the cores' spare time.
 // A slot is taken before the pooled connection, so waiting reads hold none.

@@ -209,9 +209,8 @@ export class UnsupportedCharset extends Error {
 /**
  * A body sent with a Content-Encoding other than identity: 415. Bodies are
  * read as sent, never decompressed (a request body is at most 1 MiB, and
- * decompressing one is a bomb's way in): before, a plain body labelled
- * `gzip` was taken as if it were plain (issue 45), and a gzipped one would
- * have been refused as bad JSON or text.
+ * decompressing one is a bomb's way in): a body labelled with a coding is
+ * refused rather than read as if it were plain.
  */
 export class UnsupportedContentEncoding extends Error {
   readonly statusCode = 415;

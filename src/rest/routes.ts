@@ -84,7 +84,7 @@ function centsOf(body: unknown): unknown {
  * validated (`/products/1/styles`, `/products?page=2&count=5`), not the URL as
  * sent. Parameters the route does not declare (`?cb=…`), their order, `01`
  * for `1` and a default spelt out all give the same answer, so they share its
- * entry: a URL made unique was a way to skip the cache at will (issue 45).
+ * entry: a URL made unique would otherwise skip the cache at will.
  */
 function cacheKeyOf(request: FastifyRequest): string {
   const params = request.params as Record<string, unknown>;
