@@ -164,7 +164,7 @@ export interface Config {
   databaseReplicaConnectTimeoutMs: number;
   /** A replica that does not answer a statement within this long counts as down. */
   databaseReplicaQueryTimeoutMs: number;
-  /** How often listing page anchors are rebuilt for products created or deleted elsewhere (src/catalog/listing-anchors.ts). */
+  /** How often listing page anchors are rebuilt for products created or deleted elsewhere (src/catalog/reads/listing-anchors.ts). */
   listingRefreshMs: number;
   /** Root of local state (embedded Postgres data, sample CSVs). Git-ignored. */
   dataDir: string;
@@ -227,7 +227,7 @@ export interface Config {
   databasePoolSize: number;
   /**
    * The limit on expensive reads (searches, facet counts, browse pages:
-   * src/catalog/expensive-reads.ts), per process: statements at once (0: no
+   * src/catalog/browse/expensive-reads.ts), per process: statements at once (0: no
    * limit), statements waiting at most, and the longest wait; past it, 429.
    */
   expensiveReads: { concurrency: number; queue: number; maxWaitMs: number };

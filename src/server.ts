@@ -6,18 +6,18 @@ import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { type CatalogLoaders, createLoaders } from './catalog/loaders.ts';
+import { type CatalogLoaders, createLoaders } from './catalog/reads/loaders.ts';
 import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create-response-cache.ts';
 import { ChangeFeed } from './cache/change-feed.ts';
 import { changeTags, type ResponseCache } from './cache/response-cache.ts';
 import { CdnPurge } from './cache/cdn-purge.ts';
-import { ProductPages } from './catalog/listing-anchors.ts';
-import { CatalogBrowse } from './catalog/browse.ts';
-import { ExpensiveReads } from './catalog/expensive-reads.ts';
-import { ResolutionMemo } from './catalog/resolution-memo.ts';
-import { CatalogQueries } from './catalog/queries.ts';
-import { CatalogService } from './catalog/service.ts';
+import { ProductPages } from './catalog/reads/listing-anchors.ts';
+import { CatalogBrowse } from './catalog/browse/browse.ts';
+import { ExpensiveReads } from './catalog/browse/expensive-reads.ts';
+import { ResolutionMemo } from './catalog/browse/resolution-memo.ts';
+import { CatalogQueries } from './catalog/reads/queries.ts';
+import { CatalogService } from './catalog/writes/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/pool/pool.ts';
 import { poolerTimeoutProblems } from './db/pool/pooler-timeouts.ts';
@@ -86,7 +86,7 @@ export interface App {
   fastPath: FastPath | undefined;
   /** Live subscriptions; undefined with LIVE_SUBSCRIPTIONS=off. */
   live: Live | undefined;
-  /** Recent searches' resolved words; undefined without a change feed (src/catalog/resolution-memo.ts). */
+  /** Recent searches' resolved words; undefined without a change feed (src/catalog/browse/resolution-memo.ts). */
   memo: ResolutionMemo | undefined;
 }
 
@@ -281,7 +281,7 @@ async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl:
     service.onProductsChanged(() => replicas.recordWrite());
     app.addHook('onClose', async () => replicas.close());
   }
-  // Searches, facet counts and browse pages share one limit per process (src/catalog/expensive-reads.ts).
+  // Searches, facet counts and browse pages share one limit per process (src/catalog/browse/expensive-reads.ts).
   const expensiveReads = new ExpensiveReads(config.expensiveReads);
   const metrics = new CatalogueMetrics({
     expensiveReads,
@@ -291,7 +291,7 @@ async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl:
     maxOperationNames: config.metricsMaxOperationNames,
   });
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
-  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/resolution-memo.ts).
+  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/browse/resolution-memo.ts).
   const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
   const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, expensiveReads);
   const pages = new ProductPages(queries, {

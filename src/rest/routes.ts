@@ -3,11 +3,11 @@
 // asks the catalogue, and reshapes. It has no SQL of its own.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
-import type { CatalogLoaders } from '../catalog/loaders.ts';
-import type { ProductPages } from '../catalog/listing-anchors.ts';
-import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/idempotency.ts';
-import { type CatalogService, type ProductCreate, VersionMismatch, type WrittenProduct } from '../catalog/service.ts';
-import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
+import type { CatalogLoaders } from '../catalog/reads/loaders.ts';
+import type { ProductPages } from '../catalog/reads/listing-anchors.ts';
+import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/writes/idempotency.ts';
+import { type CatalogService, type ProductCreate, VersionMismatch, type WrittenProduct } from '../catalog/writes/service.ts';
+import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/model/validation.ts';
 import { WriteContention } from '../db/writes/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
@@ -20,7 +20,7 @@ import { registerOpenApi } from './openapi.ts';
 import { componentSchemas, routeSchemas } from './schemas.ts';
 import { type LegacyOptions, listItem, productDetail, productStylesJson } from './shapes.ts';
 import { restValidatorCompiler } from './validation.ts';
-import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../catalog/source.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../catalog/writes/source.ts';
 
 export interface RestDependencies {
   /** A fresh set of per-request loaders (the server's: they report batch sizes to the metrics). */

@@ -5,8 +5,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import type pg from 'pg';
-import type { CatalogLoaders } from '../catalog/loaders.ts';
-import type { CatalogService } from '../catalog/service.ts';
+import type { CatalogLoaders } from '../catalog/reads/loaders.ts';
+import type { CatalogService } from '../catalog/writes/service.ts';
 import type { SidecarConfig } from '../config.ts';
 import { LegacyClient } from '../legacy/legacy-client.ts';
 import { LegacySource } from './legacy-source.ts';

@@ -1,6 +1,6 @@
 // Writes to the catalogue. Each runs in one transaction (src/db/writes/transaction.ts)
 // that first locks the product row it changes, then writes in one statement
-// (src/catalog/write-statements.ts); after it commits, listeners (the
+// (src/catalog/writes/write-statements.ts); after it commits, listeners (the
 // response cache, listing pages, read replicas' positions) hear which
 // products changed. Every write answers with what it wrote, read in the same
 // statement: no second read that a replica or a cache could answer older.
@@ -9,11 +9,11 @@
 // updates in their own statement, deletes (which may touch many products) in
 // one more.
 import type pg from 'pg';
-import { notifyProductsChanged } from '../cache/change-feed.ts';
-import { Transactions, type TransactionClient } from '../db/writes/transaction.ts';
+import { notifyProductsChanged } from '../../cache/change-feed.ts';
+import { Transactions, type TransactionClient } from '../../db/writes/transaction.ts';
 import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.ts';
-import type { Feature, Product } from './types.ts';
-import { NotFoundError, type ProductWrite } from './validation.ts';
+import type { Feature, Product } from '../model/types.ts';
+import { NotFoundError, type ProductWrite } from '../model/validation.ts';
 import { CREATE_PRODUCT, DELETE_PRODUCT, lockProduct, PRODUCT_VERSION, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
 import {
   DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, MOVED_FROM_OTHERS, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
