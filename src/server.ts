@@ -327,6 +327,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   }) : undefined;
   // Before the database closes (hooks run in order of registration).
   if (sidecar) app.addHook('onClose', async () => sidecar.close());
+  // What the APIs write through: here, or in sidecar mode the legacy service first.
+  const writes = sidecar?.writes ?? service;
 
   const { access, close: closeAccess } = createAccessControl(config, database, (message, error) => app.log.warn({ err: error }, message));
   app.addHook('onClose', closeAccess);
@@ -358,7 +360,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       queries,
       pages,
       browse: browse.forRequest(),
-      service,
+      service: writes,
       limits: { maxPageSize: config.maxPageSize },
       listing: false,
       caller: request.caller,
@@ -368,7 +370,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   // The schema's types alone: what the REST reads' GraphQL equivalents show and cost.
   const restSchema = buildSchema(readTypeDefs());
   await registerRestRoutes(app, {
-    createLoaders: newLoaders, pages, service,
+    createLoaders: newLoaders, pages, service: writes,
     legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },
     maxPageSize: config.maxPageSize,
     cache,
@@ -383,7 +385,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   registerDocs(app);
   // Subscriptions: graphql-ws on /graphql's WebSocket upgrade, SSE at /graphql/stream (src/graphql/subscriptions/).
   const live = feed && config.live.enabled ? registerSubscriptions(app, {
-    config, schema, feed, access, pages, browse, service, trustedDocuments, metrics,
+    config, schema, feed, access, pages, browse, service: writes, trustedDocuments, metrics,
     reads: poolReads(database.pool), statements: database.statements,
   }) : undefined;
   return { live, app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, apollo, fastPath, memo };

@@ -5,7 +5,7 @@ import type { CatalogBrowse } from '../catalog/browse/browse.ts';
 import type { CatalogLoaders } from '../catalog/reads/loaders.ts';
 import type { ProductPages } from '../catalog/reads/listing-anchors.ts';
 import type { CatalogQueries } from '../catalog/reads/queries.ts';
-import type { CatalogService } from '../catalog/writes/service.ts';
+import type { ProductWrites } from '../catalog/writes/service.ts';
 import type { OperationRecord } from '../observability/graphql-operations.ts';
 import type { RateLimitDecision } from '../ratelimit/limiter.ts';
 
@@ -16,7 +16,7 @@ export interface GraphQLContext {
   loaders: CatalogLoaders;
   queries: CatalogQueries;
   pages: ProductPages;
-  service: CatalogService;
+  service: ProductWrites;
   limits: { maxPageSize: number };
   /** Browse pages, searches and facets (src/catalog/browse/browse.ts). */
   browse: CatalogBrowse;

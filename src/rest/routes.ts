@@ -6,7 +6,7 @@ import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-c
 import type { CatalogLoaders } from '../catalog/reads/loaders.ts';
 import type { ProductPages } from '../catalog/reads/listing-anchors.ts';
 import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/writes/idempotency.ts';
-import { type CatalogService, type ProductCreate, VersionMismatch, type WrittenProduct } from '../catalog/writes/service.ts';
+import { type ProductCreate, type ProductWrites, VersionMismatch, type WrittenProduct } from '../catalog/writes/service.ts';
 import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/model/validation.ts';
 import { WriteContention } from '../db/writes/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
@@ -26,7 +26,7 @@ export interface RestDependencies {
   /** A fresh set of per-request loaders (the server's: they report batch sizes to the metrics). */
   createLoaders(): CatalogLoaders;
   pages: ProductPages;
-  service: CatalogService;
+  service: ProductWrites;
   legacy: LegacyOptions;
   maxPageSize: number;
   /** The response cache for the read routes; undefined when it is off. */
