@@ -21,12 +21,12 @@
 // tables floor's whitespace is Postgres's), and it sends `x-sql-statements:
 // 1`, so the rest-styles scenario runs against it unchanged. It is a
 // measuring stick, not part of the API: its SQL lives here rather than in
-// src/catalog/queries.ts on purpose.
+// src/catalog/reads/queries.ts on purpose.
 import cluster from 'node:cluster';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import type { Style } from '../src/catalog/types.ts';
+import type { Style } from '../src/catalog/model/types.ts';
 import { productStylesJson } from '../src/rest/shapes.ts';
 import type { BaselineSource } from './lib/server-process.ts';
 

@@ -1,6 +1,6 @@
 // A normal client's product-page latency alone, then during a storm of
 // unique searches and facet counts from other clients (issue 45, item 5):
-// what the expensive-read limit (EXPENSIVE_READS_*, src/catalog/expensive-reads.ts)
+// what the expensive-read limit (EXPENSIVE_READS_*, src/catalog/browse/expensive-reads.ts)
 // is for. Against a running API on loopback, started with RATE_LIMIT=off
 // (every client here is one address: its budget would answer 429s of its own):
 //

@@ -8,10 +8,10 @@
 // shared buffers hit/read, and the plan's top nodes; --json prints the raw
 // plans; --only runs the requests whose label contains the text. docs/browse.md quotes its output at full scale.
 import pg from 'pg';
-import { decodeCursor } from '../src/catalog/browse-cursor.ts';
-import type { BrowseFilter, BrowseOrder } from '../src/catalog/browse-input.ts';
-import { type BrowseStatement, facetsStatement, pageStatement } from '../src/catalog/browse-statements.ts';
-import { type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from '../src/catalog/search-statements.ts';
+import { decodeCursor } from '../src/catalog/browse/browse-cursor.ts';
+import type { BrowseFilter, BrowseOrder } from '../src/catalog/browse/browse-input.ts';
+import { type BrowseStatement, facetsStatement, pageStatement } from '../src/catalog/browse/browse-statements.ts';
+import { type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from '../src/catalog/browse/search-statements.ts';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL');

@@ -1,11 +1,11 @@
-// Postgres execution time of the nested page statements (src/catalog/queries.ts
+// Postgres execution time of the nested page statements (src/catalog/reads/queries.ts
 // NESTED_PAGES) against the whole-list reads they sit beside, for the 20
 // products of a listing page in the middle of the catalogue: the numbers in
 // docs/graphql.md "Nested paging". Read-only (EXPLAIN ANALYZE of SELECTs in a
 // read-only session); medians of 50 runs, three rounds.
 //   node scripts/nested-pages-timing.ts postgres://…/catalogue_bench
 import pg from 'pg';
-import { KEYED, NESTED_PAGES } from '../src/catalog/queries.ts';
+import { KEYED, NESTED_PAGES } from '../src/catalog/reads/queries.ts';
 
 const client = new pg.Client({ connectionString: process.argv[2] ?? process.env.DATABASE_URL });
 await client.connect();

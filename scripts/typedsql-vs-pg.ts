@@ -21,8 +21,8 @@
 import { makeTypedQueryFactory } from '@prisma/client/runtime/client';
 import { connectDatabase } from '../src/db/pool/pool.ts';
 import { createPrismaClient } from '../src/db/pool/prisma.ts';
-import { KEYED } from '../src/catalog/queries.ts';
-import { lockProduct, UPDATE_PRODUCT } from '../src/catalog/write-statements.ts';
+import { KEYED } from '../src/catalog/reads/queries.ts';
+import { lockProduct, UPDATE_PRODUCT } from '../src/catalog/writes/write-statements.ts';
 import { Transactions } from '../src/db/writes/transaction.ts';
 
 const args = process.argv.slice(2);

@@ -164,7 +164,7 @@ export interface Config {
   databaseReplicaConnectTimeoutMs: number;
   /** A replica that does not answer a statement within this long counts as down. */
   databaseReplicaQueryTimeoutMs: number;
-  /** How often listing page anchors are rebuilt for products created or deleted elsewhere (src/catalog/listing-anchors.ts). */
+  /** How often listing page anchors are rebuilt for products created or deleted elsewhere (src/catalog/reads/listing-anchors.ts). */
   listingRefreshMs: number;
   /** Root of local state (embedded Postgres data, sample CSVs). Git-ignored. */
   dataDir: string;
@@ -227,7 +227,7 @@ export interface Config {
   databasePoolSize: number;
   /**
    * The limit on expensive reads (searches, facet counts, browse pages:
-   * src/catalog/expensive-reads.ts), per process: statements at once (0: no
+   * src/catalog/browse/expensive-reads.ts), per process: statements at once (0: no
    * limit), statements waiting at most, and the longest wait; past it, 429.
    */
   expensiveReads: { concurrency: number; queue: number; maxWaitMs: number };
@@ -536,12 +536,12 @@ class Reader {
   }
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const read = new Reader(env);
+/** Every setting as its variable says, or its default (problems collected by `read`). */
+function readSettings(read: Reader): Config {
   const nodeEnv = read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
   const developmentOnly = nodeEnv === 'development' ? 'on' : 'off';
   const introspection = read.oneOf('GRAPHQL_INTROSPECTION', developmentOnly, ['on', 'off'] as const);
-  const config: Config = {
+  return {
     sidecar: undefined,
     pgOptions: read.string('PGOPTIONS', '') || undefined,
     workerDatabaseUrl: read.optionalUrl(WORKER_DATABASE_URL, ['postgres:', 'postgresql:']),
@@ -660,6 +660,10 @@ export function loadConfig(env: Env = process.env): Config {
       },
     },
   };
+}
+
+/** The settings that follow from others: who sees errors, the cache's admission, whether the change feed runs. */
+function deriveCacheSettings(read: Reader, config: Config): void {
   config.exposeErrors = config.nodeEnv === 'development';
   // The doorkeeper by default with Redis, where a lookup and a store are
   // round trips and scripts: a long tail's cheap reads cost what they cost
@@ -686,6 +690,10 @@ export function loadConfig(env: Env = process.env): Config {
       ? 'CACHE_LOCAL_MB is set but there is no Redis (REDIS_URL or REDIS_SENTINELS): without one the whole cache is in process already; remove it'
       : `CACHE_LOCAL_MB is set but the change feed is off (CHANGE_FEED=${changeFeed}): the local tier would not hear other instances' writes; set CHANGE_FEED=on or CACHE_LOCAL_MB=0`);
   }
+}
+
+/** Settings that cannot go together, or that another bounds. */
+function checkCombinations(read: Reader, config: Config): void {
   if (config.databasePooler === 'transaction') {
     if (config.databaseUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_URL (the pooler): the embedded Postgres has none');
     if (config.databaseDirectUrl === undefined) read.problem('DATABASE_POOLER=transaction needs DATABASE_DIRECT_URL: the primary without the pooler, for what needs a session of its own (migrations, the change feed\'s LISTEN, the sidecar\'s sync lock)');
@@ -721,6 +729,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.live.maxIds > config.graphqlLimits.maxListLength) {
     read.problem(`LIVE_MAX_IDS (${config.live.maxIds}) must not exceed GRAPHQL_MAX_LIST_LENGTH (${config.graphqlLimits.maxListLength}): the ids are a list argument like any other`);
   }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new Reader(env);
+  const config = readSettings(read);
+  deriveCacheSettings(read, config);
+  checkCombinations(read, config);
   readLiveConnections(read, config);
   config.sidecar = readSidecar(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);

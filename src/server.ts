@@ -6,18 +6,18 @@ import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { createLoaders } from './catalog/loaders.ts';
+import { type CatalogLoaders, createLoaders } from './catalog/reads/loaders.ts';
 import { RedisKeyValueCache } from './cache/apq-store.ts';
 import { createResponseCache } from './cache/create-response-cache.ts';
 import { ChangeFeed } from './cache/change-feed.ts';
 import { changeTags, type ResponseCache } from './cache/response-cache.ts';
 import { CdnPurge } from './cache/cdn-purge.ts';
-import { ProductPages } from './catalog/listing-anchors.ts';
-import { CatalogBrowse } from './catalog/browse.ts';
-import { ExpensiveReads } from './catalog/expensive-reads.ts';
-import { ResolutionMemo } from './catalog/resolution-memo.ts';
-import { CatalogQueries } from './catalog/queries.ts';
-import { CatalogService } from './catalog/service.ts';
+import { ProductPages } from './catalog/reads/listing-anchors.ts';
+import { CatalogBrowse } from './catalog/browse/browse.ts';
+import { ExpensiveReads } from './catalog/browse/expensive-reads.ts';
+import { ResolutionMemo } from './catalog/browse/resolution-memo.ts';
+import { CatalogQueries } from './catalog/reads/queries.ts';
+import { CatalogService } from './catalog/writes/service.ts';
 import type { Config } from './config.ts';
 import { connectDatabase, type Database } from './db/pool/pool.ts';
 import { poolerTimeoutProblems } from './db/pool/pooler-timeouts.ts';
@@ -86,7 +86,7 @@ export interface App {
   fastPath: FastPath | undefined;
   /** Live subscriptions; undefined with LIVE_SUBSCRIPTIONS=off. */
   live: Live | undefined;
-  /** Recent searches' resolved words; undefined without a change feed (src/catalog/resolution-memo.ts). */
+  /** Recent searches' resolved words; undefined without a change feed (src/catalog/browse/resolution-memo.ts). */
   memo: ResolutionMemo | undefined;
 }
 
@@ -110,7 +110,8 @@ export interface ServerOptions {
   logDestination?: LogDestination;
 }
 
-export async function buildServer(config: Config, databaseUrl: string, options: ServerOptions = {}): Promise<App> {
+/** Fastify with the connection limits, the request id, the trusted proxies and the JSON body parser. */
+function createFastify(config: Config, options: ServerOptions): FastifyInstance {
   const limits: ConnectionLimits = {
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
@@ -139,6 +140,11 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   limitConnections(app.server, limits, trustedProxyRule(config.trustProxy));
   // JSON bodies must be UTF-8 holding well-formed Unicode text (before any route is registered).
   registerJsonParser(app);
+  return app;
+}
+
+/** The counted pool (and, behind a transaction pooler, a warning for each timeout it does not pass on). */
+async function connectCatalogue(app: FastifyInstance, config: Config, databaseUrl: string): Promise<Database> {
   const database = connectDatabase(databaseUrl, {
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
@@ -156,8 +162,106 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       (error: unknown) => app.log.warn({ err: error }, 'could not read the timeouts of connections through the pooler'),
     );
   }
-  const service = new CatalogService(database.pool, { idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
+  return database;
+}
 
+/** What follows a committed write: the parts that keep copies of the catalogue, each told what changed. */
+interface ChangeListeners {
+  service: CatalogService;
+  cache: ResponseCache | undefined;
+  pages: ProductPages;
+  memo: ResolutionMemo | undefined;
+  purge: CdnPurge | undefined;
+}
+
+/**
+ * Any instance's write, this one's included, heard once it committed:
+ * whatever showed those products is not served from the cache any more,
+ * wherever it is stored, and listing anchors follow creates and deletes.
+ */
+function listenToFeed(feed: ChangeFeed, { cache, pages, memo, purge }: ChangeListeners): void {
+  feed.subscribe({
+    changed: (ids, change) => {
+      cache?.heard(changeTags(ids, change));
+      if (change !== 'updated') pages.invalidate();
+      // A delete leaves the dictionary as it was (lexemes are never removed, counts change with a load).
+      if (change !== 'deleted') memo?.clear();
+    },
+    everything: () => {
+      cache?.heardEverything();
+      pages.invalidate();
+      memo?.clear();
+    },
+    // A load swapped in another catalogue (data:load --replace): every copy anywhere shows the old one.
+    replaced: () => {
+      cache?.heardEverything();
+      pages.invalidate();
+      purge?.purge([CATALOGUE_TAG]);
+      memo?.clear();
+    },
+    interrupted: () => memo?.clear(),
+  });
+}
+
+/** This process's own writes, before they answer (listeners run in order of registration). */
+function listenToWrites(app: FastifyInstance, { service, cache, pages, memo, purge }: ChangeListeners): void {
+  if (cache) {
+    // After every committed write: drop the cached responses that show the
+    // changed products, and the listings when products appeared or vanished.
+    service.onProductsChanged((ids, change) => cache.invalidate(changeTags(ids, change)));
+  }
+  if (purge) {
+    // After the response cache's invalidation: a CDN refetching at once must
+    // not get the entry the write replaced.
+    // ALL_TAG: answers showing too many products to name them (http-caching.ts).
+    service.onProductsChanged((ids, change) => purge.purge([...changeTags(ids, change), ALL_TAG]));
+  }
+  // Its next search sees what the write added to the dictionary.
+  if (memo) service.onProductsChanged((_ids, change) => { if (change !== 'deleted') memo.clear(); });
+  service.onProductsChanged((_ids, change) => {
+    if (change === 'updated') return;
+    pages.invalidate();
+    // In a cluster, the other workers' listing pages shift too (src/main.ts relays this).
+    if (cluster.isWorker) process.send?.({ type: 'catalogue-changed' });
+  });
+  if (cluster.isWorker) {
+    const onMessage = (message: unknown) => {
+      if ((message as { type?: string })?.type === 'catalogue-changed') pages.invalidate();
+    };
+    process.on('message', onMessage);
+    app.addHook('onClose', async () => { process.off('message', onMessage); });
+  }
+}
+
+/** Every request's id echoed, and the SQL statements it sent counted and answered in x-sql-statements. */
+function countStatements(app: FastifyInstance): void {
+  app.decorateRequest('sqlStatements', null as unknown as { count: number });
+  app.decorateRequest('caller', null as unknown as GraphQLContext['caller']);
+  // Callback hooks: every request passes them, without a promise each.
+  app.addHook('onRequest', (request, reply, done) => {
+    request.sqlStatements = { count: 0 };
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-sql-statements', String(request.sqlStatements.count));
+    done(null, payload);
+  });
+}
+
+/** /healthz, /readyz and /metrics; with ADMIN_PORT, also on a listener of their own (startServer listens; it closes with the API's). */
+function registerAdmin(app: FastifyInstance, config: Config, options: ServerOptions, parts: Parameters<typeof registerObservability>[1]): FastifyInstance | undefined {
+  const observability = registerObservability(app, parts);
+  if (config.admin.port === undefined) return undefined;
+  const adminApp = Fastify({ ...loggerOptions(config.logLevel, options.logDestination), genReqId: requestId });
+  observability.serveAdmin(adminApp);
+  app.addHook('onClose', async () => adminApp.close());
+  return adminApp;
+}
+
+/** The catalogue's shared parts: reads, browse, listing pages, the change feed, the caches and what keeps them fresh. */
+async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl: string, database: Database) {
+  const service = new CatalogService(database.pool, { idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds });
   // Every instance's committed writes, heard through Postgres (src/cache/change-feed.ts):
   // for the cache (CHANGE_FEED) and live subscriptions (LIVE_SUBSCRIPTIONS).
   const feed = config.changeFeed || config.live.enabled ? new ChangeFeed({
@@ -177,7 +281,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     service.onProductsChanged(() => replicas.recordWrite());
     app.addHook('onClose', async () => replicas.close());
   }
-  // Searches, facet counts and browse pages share one limit per process (src/catalog/expensive-reads.ts).
+  // Searches, facet counts and browse pages share one limit per process (src/catalog/browse/expensive-reads.ts).
   const expensiveReads = new ExpensiveReads(config.expensiveReads);
   const metrics = new CatalogueMetrics({
     expensiveReads,
@@ -187,7 +291,7 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     maxOperationNames: config.metricsMaxOperationNames,
   });
   const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
-  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/resolution-memo.ts).
+  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/browse/resolution-memo.ts).
   const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
   const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, expensiveReads);
   const pages = new ProductPages(queries, {
@@ -198,63 +302,23 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     ? new CdnPurge({ url: config.httpCache.purgeUrl, token: config.httpCache.purgeToken, warn: throttled((message, error) => app.log.warn({ err: error }, message)) })
     : undefined;
   if (purge) app.addHook('onClose', async () => purge.close());
+  const listeners: ChangeListeners = { service, cache, pages, memo, purge };
   if (feed) {
-    // Any instance's write, this one's included, heard once it committed:
-    // whatever showed those products is not served from the cache any more,
-    // wherever it is stored, and listing anchors follow creates and deletes.
-    feed.subscribe({
-      changed: (ids, change) => {
-        cache?.heard(changeTags(ids, change));
-        if (change !== 'updated') pages.invalidate();
-        // A delete leaves the dictionary as it was (lexemes are never removed, counts change with a load).
-        if (change !== 'deleted') memo?.clear();
-      },
-      everything: () => {
-        cache?.heardEverything();
-        pages.invalidate();
-        memo?.clear();
-      },
-      // A load swapped in another catalogue (data:load --replace): every copy anywhere shows the old one.
-      replaced: () => {
-        cache?.heardEverything();
-        pages.invalidate();
-        purge?.purge([CATALOGUE_TAG]);
-        memo?.clear();
-      },
-      interrupted: () => memo?.clear(),
-    });
+    listenToFeed(feed, listeners);
     // Listening before serving (or, if Postgres does not answer yet, serving without the cache until it does).
     await feed.start();
     app.addHook('onClose', async () => feed.close());
   }
   await pages.warm().catch((error: unknown) => app.log.warn({ err: error }, 'could not build listing page anchors yet'));
-  if (cache) {
-    // After every committed write: drop the cached responses that show the
-    // changed products, and the listings when products appeared or vanished.
-    service.onProductsChanged((ids, change) => cache.invalidate(changeTags(ids, change)));
-    app.addHook('onClose', async () => cache.close());
-  }
-  if (purge) {
-    // After the response cache's invalidation (listeners run in order): a CDN
-    // refetching at once must not get the entry the write replaced.
-    // ALL_TAG: answers showing too many products to name them (http-caching.ts).
-    service.onProductsChanged((ids, change) => purge.purge([...changeTags(ids, change), ALL_TAG]));
-  }
-  // This process's own writes, before they answer: its next search sees what they added to the dictionary.
-  if (memo) service.onProductsChanged((_ids, change) => { if (change !== 'deleted') memo.clear(); });
-  service.onProductsChanged((_ids, change) => {
-    if (change === 'updated') return;
-    pages.invalidate();
-    // In a cluster, the other workers' listing pages shift too (src/main.ts relays this).
-    if (cluster.isWorker) process.send?.({ type: 'catalogue-changed' });
-  });
-  if (cluster.isWorker) {
-    const onMessage = (message: unknown) => {
-      if ((message as { type?: string })?.type === 'catalogue-changed') pages.invalidate();
-    };
-    process.on('message', onMessage);
-    app.addHook('onClose', async () => { process.off('message', onMessage); });
-  }
+  if (cache) app.addHook('onClose', async () => cache.close());
+  listenToWrites(app, listeners);
+  return { service, feed, cache, replicas, metrics, queries, memo, browse, pages };
+}
+
+export async function buildServer(config: Config, databaseUrl: string, options: ServerOptions = {}): Promise<App> {
+  const app = createFastify(config, options);
+  const database = await connectCatalogue(app, config, databaseUrl);
+  const { service, feed, cache, replicas, metrics, queries, memo, browse, pages } = await catalogueParts(app, config, databaseUrl, database);
 
   // Sidecar mode: writes pass through to the legacy service, a sync keeps the copy (src/sidecar/).
   const sidecar = config.sidecar ? await startSidecar({
@@ -263,28 +327,18 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   }) : undefined;
   // Before the database closes (hooks run in order of registration).
   if (sidecar) app.addHook('onClose', async () => sidecar.close());
+  // What the APIs write through: here, or in sidecar mode the legacy service first.
+  const writes = sidecar?.writes ?? service;
 
   const { access, close: closeAccess } = createAccessControl(config, database, (message, error) => app.log.warn({ err: error }, message));
   app.addHook('onClose', closeAccess);
-
-  app.decorateRequest('sqlStatements', null as unknown as { count: number });
-  app.decorateRequest('caller', null as unknown as GraphQLContext['caller']);
-  // Callback hooks: every request passes them, without a promise each.
-  app.addHook('onRequest', (request, reply, done) => {
-    request.sqlStatements = { count: 0 };
-    reply.header('x-request-id', request.id);
-    done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-sql-statements', String(request.sqlStatements.count));
-    done(null, payload);
-  });
+  countStatements(app);
   app.addHook('onClose', async () => database.close());
   closeConnectionsWhenDraining(app);
   await registerCors(app, config.cors);
   const httpCaching = new HttpCaching(config.httpCache, { readsNeedKey: config.apiKeysForReads === 'required' });
 
-  const observability = registerObservability(app, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
+  const admin = registerAdmin(app, config, options, { metrics, database, cache, readinessTimeoutMs: config.readinessTimeoutMs,
     replicaStatus: replicas ? () => replicas.status() : undefined,
     legacySync: sidecar ? () => sidecar.status() : undefined,
     admin: new AdminAccess({
@@ -293,67 +347,30 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
       failures: { buckets: new MemoryRateLimiter(), perMinute: config.admin.authFailuresPerMinute },
     }),
   });
-  // ADMIN_PORT: /healthz, /readyz and /metrics with their details on a listener
-  // of their own (startServer listens; it closes with the API's).
-  let admin: FastifyInstance | undefined;
-  if (config.admin.port !== undefined) {
-    const adminApp = Fastify({ ...loggerOptions(config.logLevel, options.logDestination), genReqId: requestId });
-    observability.serveAdmin(adminApp);
-    app.addHook('onClose', async () => adminApp.close());
-    admin = adminApp;
-  }
   const newLoaders = () => createLoaders(queries, metrics.observeBatch);
-
-  const schema = catalogueSchema({ federation: config.federation });
-  const operations = new PreparedOperations(schema, requestLimitsOf(config.graphqlLimits, config.maxPageSize, config.rateLimitGraphqlCostUnit));
-  const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments() : undefined;
-  const apollo = createApollo(app, {
-    exposeErrors: config.exposeErrors,
-    schema,
-    jit: config.graphqlJit,
-    operations,
-    cache,
-    persistedQueries: {
-      cache: cache?.redisClient ? new RedisKeyValueCache(cache.redisClient, `${config.cachePrefix}apq:`, config.apqTtlSeconds) : undefined,
-      ttlSeconds: config.apqTtlSeconds,
-    },
-    trustedDocuments,
-    access,
-    limits: config.graphqlLimits,
-    introspection: config.graphqlIntrospection,
-    fieldSuggestions: config.graphqlFieldSuggestions,
-    httpCaching,
-    federation: config.federation,
-  });
-  await apollo.start();
-  // Fastify runs onClose hooks once in-flight requests have finished.
-  app.addHook('onClose', async () => apollo.stop());
-  const newContext = (request: FastifyRequest): GraphQLContext => ({
-    requestId: request.id,
-    operation: recordOperation(request),
-    loaders: sidecar ? tracked(request, newLoaders()) : newLoaders(),
-    queries,
-    pages,
-    browse: browse.forRequest(),
-    service,
-    limits: { maxPageSize: config.maxPageSize },
-    listing: false,
-    caller: request.caller,
-    idempotencyKeyHeader: request.headers['idempotency-key'],
-  });
-  function tracked(request: FastifyRequest, loaders: ReturnType<typeof newLoaders>) {
-    sidecar?.track(request, loaders);
-    return loaders;
-  }
   const counted = <T>(request: FastifyRequest, fn: () => Promise<T>) => database.statements.bind(request.sqlStatements, fn);
-  const fastPath = registerGraphqlEndpoint(app, {
-    apollo, operations, jit: config.graphqlJit, cache, access, httpCaching, context: newContext, counted,
-    ide: { enabled: config.graphqlIde, introspection: config.graphqlIntrospection },
+  const schema = catalogueSchema({ federation: config.federation });
+  const trustedDocuments = config.trustedDocuments ? loadTrustedDocuments() : undefined;
+  const { apollo, fastPath } = await registerGraphql(app, config, {
+    schema, cache, access, httpCaching, trustedDocuments, counted,
+    context: (request) => ({
+      requestId: request.id,
+      operation: recordOperation(request),
+      loaders: sidecar ? tracked(sidecar, request, newLoaders()) : newLoaders(),
+      queries,
+      pages,
+      browse: browse.forRequest(),
+      service: writes,
+      limits: { maxPageSize: config.maxPageSize },
+      listing: false,
+      caller: request.caller,
+      idempotencyKeyHeader: request.headers['idempotency-key'],
+    }),
   });
   // The schema's types alone: what the REST reads' GraphQL equivalents show and cost.
   const restSchema = buildSchema(readTypeDefs());
   await registerRestRoutes(app, {
-    createLoaders: newLoaders, pages, service,
+    createLoaders: newLoaders, pages, service: writes,
     legacy: { campus: config.legacyCampus, emptyPlaceholders: config.legacyEmptyPlaceholders },
     maxPageSize: config.maxPageSize,
     cache,
@@ -368,10 +385,56 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
   registerDocs(app);
   // Subscriptions: graphql-ws on /graphql's WebSocket upgrade, SSE at /graphql/stream (src/graphql/subscriptions/).
   const live = feed && config.live.enabled ? registerSubscriptions(app, {
-    config, schema, feed, access, pages, browse, service, trustedDocuments, metrics,
+    config, schema, feed, access, pages, browse, service: writes, trustedDocuments, metrics,
     reads: poolReads(database.pool), statements: database.statements,
   }) : undefined;
   return { live, app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, apollo, fastPath, memo };
+}
+
+/** A GraphQL request's loaders, followed in sidecar mode: the products they read count as recently requested. */
+function tracked(sidecar: Sidecar, request: FastifyRequest, loaders: CatalogLoaders): CatalogLoaders {
+  sidecar.track(request, loaders);
+  return loaders;
+}
+
+/** Apollo Server on /graphql (its operations prepared once, persisted queries in Redis when there is one), and the endpoint in front of it. */
+async function registerGraphql(app: FastifyInstance, config: Config, parts: {
+  schema: GraphQLSchema;
+  cache: ResponseCache | undefined;
+  access: AccessControl;
+  httpCaching: HttpCaching;
+  trustedDocuments: ReturnType<typeof loadTrustedDocuments> | undefined;
+  counted: <T>(request: FastifyRequest, fn: () => Promise<T>) => Promise<T>;
+  context: (request: FastifyRequest) => GraphQLContext;
+}): Promise<{ apollo: ApolloServer<GraphQLContext>; fastPath: FastPath | undefined }> {
+  const { schema, cache, access, httpCaching } = parts;
+  const operations = new PreparedOperations(schema, requestLimitsOf(config.graphqlLimits, config.maxPageSize, config.rateLimitGraphqlCostUnit));
+  const apollo = createApollo(app, {
+    exposeErrors: config.exposeErrors,
+    schema,
+    jit: config.graphqlJit,
+    operations,
+    cache,
+    persistedQueries: {
+      cache: cache?.redisClient ? new RedisKeyValueCache(cache.redisClient, `${config.cachePrefix}apq:`, config.apqTtlSeconds) : undefined,
+      ttlSeconds: config.apqTtlSeconds,
+    },
+    trustedDocuments: parts.trustedDocuments,
+    access,
+    limits: config.graphqlLimits,
+    introspection: config.graphqlIntrospection,
+    fieldSuggestions: config.graphqlFieldSuggestions,
+    httpCaching,
+    federation: config.federation,
+  });
+  await apollo.start();
+  // Fastify runs onClose hooks once in-flight requests have finished.
+  app.addHook('onClose', async () => apollo.stop());
+  const fastPath = registerGraphqlEndpoint(app, {
+    apollo, operations, jit: config.graphqlJit, cache, access, httpCaching, context: parts.context, counted: parts.counted,
+    ide: { enabled: config.graphqlIde, introspection: config.graphqlIntrospection },
+  });
+  return { apollo, fastPath };
 }
 
 /** For each REST read, the max-age the schema's hints allow the GraphQL query showing the same fields. */

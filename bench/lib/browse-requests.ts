@@ -6,7 +6,7 @@
 // exactly the same mix. Operations come from k6/operations.graphql.
 import fs from 'node:fs';
 import path from 'node:path';
-import { encodeCursor } from '../../src/catalog/browse-cursor.ts';
+import { encodeCursor } from '../../src/catalog/browse/browse-cursor.ts';
 import { ADJECTIVES, CATEGORIES, NOUNS, sizesFor } from '../../src/etl/generate/vocabulary.ts';
 import { queryOnce } from '../../src/db/pool/query-once.ts';
 import { operationsByName } from '../../k6/lib/operation-text.ts';

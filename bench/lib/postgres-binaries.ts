@@ -3,7 +3,7 @@
 // to run as root); otherwise whoever we are.
 import path from 'node:path';
 import { binariesDir } from '../../src/db/server/embedded.ts';
-import { systemUserIds } from '../../bench/lib/system-user.ts';
+import { systemUserIds } from './system-user.ts';
 
 export function postgresBinary(name: 'postgres' | 'initdb' | 'pg_ctl'): string {
   return path.join(binariesDir(), 'native', 'bin', name);

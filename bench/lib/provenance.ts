@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 export interface Provenance {
-  /** The commit measured, and whether the working tree differed from it. */
+  /** The commit measured, and whether the working tree differed from it (outside docs/performance/). */
   commit: string;
   dirty: boolean;
   /** When the measurement started and ended (ISO 8601). */
@@ -36,7 +36,8 @@ export function startProvenance(script: string, args: readonly string[], data: R
   const quoted = args.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`));
   return {
     commit: git(['rev-parse', 'HEAD']) ?? 'unknown',
-    dirty: (git(['status', '--porcelain', '--untracked-files=no']) ?? '') !== '',
+    // The published results themselves (docs/performance/) are not the code measured.
+    dirty: (git(['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)docs/performance']) ?? '') !== '',
     startedAt: new Date().toISOString(),
     command: `npm run ${script}${quoted.length > 0 ? ` -- ${quoted.join(' ')}` : ''}`,
     machine: {

@@ -13,8 +13,8 @@
 //   1  every word is in the product's text (category, slogan, features, description)
 // A misspelt query is graded for the word meant; a prefix for the words it begins.
 import pg from 'pg';
-import { CatalogBrowse } from '../../src/catalog/browse.ts';
-import { searchWords } from '../../src/catalog/browse-input.ts';
+import { CatalogBrowse } from '../../src/catalog/browse/browse.ts';
+import { searchWords } from '../../src/catalog/browse/browse-input.ts';
 import { poolReads } from '../../src/db/reads/read-routes.ts';
 import { CATEGORIES, NAME_PARTS, REAL_PLACES, THINGS } from '../../src/etl/generate/vocabulary.ts';
 

@@ -3,7 +3,7 @@
 -- the lexemes of to_tsvector('english', name), the name's own words in its
 -- browse row's match_a (refresh_product_browse). A search of several words
 -- reads the name tier's levels only when every two of its kept words share
--- a name (src/catalog/search-statements.ts): proving such a level empty
+-- a name (src/catalog/browse/search-statements.ts): proving such a level empty
 -- through GIN meant intersecting the words' whole postings in the names.
 -- Pairs are added, never removed: a stale one only costs that GIN scan.
 CREATE OR REPLACE FUNCTION add_search_name_pairs(names text[]) RETURNS void

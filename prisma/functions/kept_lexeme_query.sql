@@ -2,7 +2,7 @@
 -- word as itself, a pair of words ('dress pant', rebuild_search_pair_facets)
 -- as both its words. Each word quoted as one tsquery lexeme (backslashes and
 -- quotes escaped). Used by the pairs' rebuild and by a search's counts
--- (src/catalog/search-statements.ts, keptFacets).
+-- (src/catalog/browse/search-statements.ts, keptFacets).
 CREATE OR REPLACE FUNCTION kept_lexeme_query(lexeme text) RETURNS tsquery
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT string_agg('''' || replace(replace(w, '\', '\\'), '''', '\''') || '''', ' & ')::tsquery

@@ -1,7 +1,7 @@
 // The api_keys table. Creating, listing and revoking (the keys command) go
 // through the Prisma client (rare, off the request path), made at the first
 // of them; the lookup on the request path is one named prepared statement on
-// plain `pg`, like the catalogue reads (see src/catalog/queries.ts for why),
+// plain `pg`, like the catalogue reads (see src/catalog/reads/queries.ts for why),
 // and the key resolver caches it. A process that only looks keys up (the
 // API) never creates a Prisma client.
 import type pg from 'pg';

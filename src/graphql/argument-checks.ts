@@ -5,9 +5,9 @@
 // application/json; a search box sending "&&" deserves a 400 naming `query`.
 // The resolvers call the same functions for the values they use, so a check
 // cannot drift from what is executed.
-import { checkFilter, DEFAULT_ORDER, searchWords } from '../catalog/browse-input.ts';
-import { decodeCursor, orderingOf } from '../catalog/browse-cursor.ts';
-import type { BrowseOrder } from '../catalog/browse-input.ts';
+import { checkFilter, DEFAULT_ORDER, searchWords } from '../catalog/browse/browse-input.ts';
+import { decodeCursor, orderingOf } from '../catalog/browse/browse-cursor.ts';
+import type { BrowseOrder } from '../catalog/browse/browse-input.ts';
 
 type Values = Record<string, unknown>;
 

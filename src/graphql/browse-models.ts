@@ -1,7 +1,7 @@
 // What the browse resolvers hand to the connection types' field resolvers: a
 // page, and the facets of the same filter (and search words), read on first
 // use (totalCount and facets share that one statement).
-import type { Edge, Facets, SearchEdge } from '../catalog/browse.ts';
+import type { Edge, Facets, SearchEdge } from '../catalog/browse/browse.ts';
 
 export interface PageInfoModel {
   hasNextPage: boolean;

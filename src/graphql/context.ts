@@ -1,11 +1,11 @@
 // What every resolver receives: the per-request loaders and the shared services.
 import type { Caller } from '../auth/access.ts';
 import { BROWSE_TAG, LISTING_TAG, productTag } from '../cache/response-cache.ts';
-import type { CatalogBrowse } from '../catalog/browse.ts';
-import type { CatalogLoaders } from '../catalog/loaders.ts';
-import type { ProductPages } from '../catalog/listing-anchors.ts';
-import type { CatalogQueries } from '../catalog/queries.ts';
-import type { CatalogService } from '../catalog/service.ts';
+import type { CatalogBrowse } from '../catalog/browse/browse.ts';
+import type { CatalogLoaders } from '../catalog/reads/loaders.ts';
+import type { ProductPages } from '../catalog/reads/listing-anchors.ts';
+import type { CatalogQueries } from '../catalog/reads/queries.ts';
+import type { ProductWrites } from '../catalog/writes/service.ts';
 import type { OperationRecord } from '../observability/graphql-operations.ts';
 import type { RateLimitDecision } from '../ratelimit/limiter.ts';
 
@@ -16,9 +16,9 @@ export interface GraphQLContext {
   loaders: CatalogLoaders;
   queries: CatalogQueries;
   pages: ProductPages;
-  service: CatalogService;
+  service: ProductWrites;
   limits: { maxPageSize: number };
-  /** Browse pages, searches and facets (src/catalog/browse.ts). */
+  /** Browse pages, searches and facets (src/catalog/browse/browse.ts). */
   browse: CatalogBrowse;
   /** Set by list queries: the response shifts when products are created or deleted. */
   listing: boolean;

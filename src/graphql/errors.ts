@@ -8,8 +8,8 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { NotFoundError, ValidationError } from '../catalog/validation.ts';
-import { ExpensiveReadRefused } from '../catalog/expensive-reads.ts';
+import { NotFoundError, ValidationError } from '../catalog/model/validation.ts';
+import { ExpensiveReadRefused } from '../catalog/browse/expensive-reads.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/failures/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 import { LIMIT_CODES } from './limits/limit-error.ts';
@@ -68,7 +68,7 @@ export function legacyUnavailable(message: string, retryAfterSeconds: number, ac
   return new GraphQLError(message, { extensions: { code: 'LEGACY_UNAVAILABLE', retryAfter: retryAfterSeconds, ...(accepted ? { accepted: true } : {}) } });
 }
 
-/** The code of an expensive read the limit refused (src/catalog/expensive-reads.ts): 429 with Retry-After (http-status.ts). */
+/** The code of an expensive read the limit refused (src/catalog/browse/expensive-reads.ts): 429 with Retry-After (http-status.ts). */
 export const EXPENSIVE_READS_LIMITED = 'EXPENSIVE_READS_LIMITED';
 
 /** Codes whose messages are written for clients and safe to show. */

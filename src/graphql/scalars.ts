@@ -1,6 +1,6 @@
 // Money (two-decimal strings) and DateTime (ISO-8601 UTC) scalars.
 import { GraphQLScalarType, Kind } from 'graphql';
-import { formatMoney, parseMoney } from '../catalog/money.ts';
+import { formatMoney, parseMoney } from '../catalog/model/money.ts';
 import { badInput } from './errors.ts';
 
 function moneyFromInput(value: unknown): string {

@@ -3,8 +3,8 @@
 // JSON (snake_case, "default?", skus keyed by id), so a style read from the
 // admin view can be edited and sent back. Every problem is a ValidationError
 // naming the field (400).
-import { parseMoney } from '../catalog/money.ts';
-import { ValidationError, validateProductWrite } from '../catalog/validation.ts';
+import { parseMoney } from '../catalog/model/money.ts';
+import { ValidationError, validateProductWrite } from '../catalog/model/validation.ts';
 import type { ProductChange, StyleInput } from './catalogue.ts';
 import { POSTGRES_INT_MAX } from '../db/integers.ts';
 

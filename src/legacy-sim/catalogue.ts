@@ -6,7 +6,7 @@
 import { Rng } from '../etl/generate/random.ts';
 import { featureValues, photoUrls, productBasics, productText, styleName } from '../etl/generate/values.ts';
 import { sizesFor } from '../etl/generate/vocabulary.ts';
-import type { ProductFields } from '../catalog/types.ts';
+import type { ProductFields } from '../catalog/model/types.ts';
 
 export interface SimFeature { id: number; feature: string; value: string | null }
 export interface SimPhoto { id: number; thumbnailUrl: string; url: string }

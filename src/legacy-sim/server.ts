@@ -10,19 +10,19 @@
 //
 // Plain node:http, so that the bytes and the queue are exactly what this file
 // says. Error messages for bad input are the project's own (src/rest/params.ts,
-// src/catalog/validation.ts: the contract fixes only their shape), so the
+// src/catalog/model/validation.ts: the contract fixes only their shape), so the
 // project's routes and the simulator agree byte for byte there too.
 import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
+import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/model/validation.ts';
 import { Rng } from '../etl/generate/random.ts';
 import { illFormedText } from '../http/json-input.ts';
 import { BadRequest, positiveInt } from '../rest/params.ts';
 import { type FaultSettings, checkFaults, parseAdminProduct } from './admin-input.ts';
 import { type SimProduct, SimCatalogue } from './catalogue.ts';
 import { type ShapeOptions, legacyDetail, legacyListItem, legacyStyles } from './shapes.ts';
-import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/listing-anchors.ts';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/reads/listing-anchors.ts';
 
 export type { FaultSettings } from './admin-input.ts';
 

@@ -4,8 +4,8 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type pg from 'pg';
 import type { ResponseCache } from '../cache/response-cache.ts';
-import type { BatchObserver, LoaderName } from '../catalog/loaders.ts';
-import type { ExpensiveReads, RefusalReason } from '../catalog/expensive-reads.ts';
+import type { BatchObserver, LoaderName } from '../catalog/reads/loaders.ts';
+import type { ExpensiveReads, RefusalReason } from '../catalog/browse/expensive-reads.ts';
 import type { CoalescingObserver } from '../db/reads/coalesced-reads.ts';
 import type { StatementCounter } from '../db/pool/pool.ts';
 import { ANONYMOUS_OPERATION, INVALID_OPERATION, type OperationRecord } from './graphql-operations.ts';

@@ -2,7 +2,7 @@
 // REST representation is its version (products.version, new at every write),
 // quoted. Conditional writes send it back in If-Match; conditional reads in
 // If-None-Match.
-import type { ExpectedVersion } from '../catalog/service.ts';
+import type { ExpectedVersion } from '../catalog/writes/service.ts';
 import { BadRequest } from './params.ts';
 
 export const productETag = (version: string): string => `"${version}"`;

@@ -3,11 +3,11 @@
 // asks the catalogue, and reshapes. It has no SQL of its own.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
-import type { CatalogLoaders } from '../catalog/loaders.ts';
-import type { ProductPages } from '../catalog/listing-anchors.ts';
-import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/idempotency.ts';
-import { type CatalogService, type ProductCreate, VersionMismatch, type WrittenProduct } from '../catalog/service.ts';
-import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/validation.ts';
+import type { CatalogLoaders } from '../catalog/reads/loaders.ts';
+import type { ProductPages } from '../catalog/reads/listing-anchors.ts';
+import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/writes/idempotency.ts';
+import { type ProductCreate, type ProductWrites, VersionMismatch, type WrittenProduct } from '../catalog/writes/service.ts';
+import { NotFoundError, ValidationError, validateProductWrite } from '../catalog/model/validation.ts';
 import { WriteContention } from '../db/writes/transaction.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import { CLIENT_GONE_MESSAGE, clientGone } from '../http/client-gone.ts';
@@ -20,13 +20,13 @@ import { registerOpenApi } from './openapi.ts';
 import { componentSchemas, routeSchemas } from './schemas.ts';
 import { type LegacyOptions, listItem, productDetail, productStylesJson } from './shapes.ts';
 import { restValidatorCompiler } from './validation.ts';
-import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../catalog/source.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../catalog/writes/source.ts';
 
 export interface RestDependencies {
   /** A fresh set of per-request loaders (the server's: they report batch sizes to the metrics). */
   createLoaders(): CatalogLoaders;
   pages: ProductPages;
-  service: CatalogService;
+  service: ProductWrites;
   legacy: LegacyOptions;
   maxPageSize: number;
   /** The response cache for the read routes; undefined when it is off. */
@@ -117,17 +117,12 @@ class PreconditionRequired extends Error {
   }
 }
 
-export async function registerRestRoutes(app: FastifyInstance, deps: RestDependencies): Promise<void> {
-  const { createLoaders, pages, service, legacy, maxPageSize, counted, cache } = deps;
-  const contract = { campus: legacy.campus, maxPageSize, emptyPlaceholders: legacy.emptyPlaceholders, readsNeedKey: deps.readsNeedKey ?? false };
-  // The document at GET /openapi.json, built from the route schemas below (registered first: it collects them).
-  await registerOpenApi(app, contract);
-  const schemas = routeSchemas(contract);
-  const shared = Object.values(componentSchemas(contract));
+/** A read's answer: its body (or that body already as JSON text), the tags of the products it shows, and its ETag when not a hash of the body. */
+type Produced = ({ body: unknown } | { json: string }) & { tags: string[]; etag?: string };
 
-  /** A read's answer: its body (or that body already as JSON text), the tags of the products it shows, and its ETag when not a hash of the body. */
-  type Produced = ({ body: unknown } | { json: string }) & { tags: string[]; etag?: string };
-
+/** What the routes share: the cached read, a product's detail, a write's conditions. */
+function routeHelpers(deps: RestDependencies) {
+  const { createLoaders, legacy, cache } = deps;
   /**
    * A read route's answer, from the response cache when it is on. `produce`
    * returns the body and the tags of the products it shows; an unknown
@@ -175,6 +170,154 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     return { expected, excluded };
   }
 
+  return { cachedRead, detail, detailOf, expectedVersion };
+}
+
+type RouteHelpers = ReturnType<typeof routeHelpers>;
+type RouteSchemas = ReturnType<typeof routeSchemas>;
+
+/**
+ * Every failure answers {"error": "..."}: 400 for bad input, 404 for unknown
+ * products, 422 for a reused idempotency key, 503 with Retry-After while
+ * Postgres is unavailable, 500 (masked, logged) for anything else. Never a
+ * database message.
+ */
+function answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // No error answer is kept by a browser or CDN (cacheable 404s are answered by cachedRead).
+  reply.header('cache-control', 'no-store');
+  if (clientGone(request)) {
+    request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
+    return reply.code(400).send({ error: CLIENT_GONE_MESSAGE });
+  }
+  if (error instanceof BadRequest || error instanceof ValidationError) return reply.code(400).send({ error: error.message });
+  // Sidecar mode: the legacy service's own answer, as it sent it (a refusal, or a write accepted there and not yet read back).
+  if (error instanceof LegacyRejected || error instanceof LegacyAcceptedNotApplied) {
+    if (error instanceof LegacyAcceptedNotApplied) request.log.warn({ err: error.cause, productId: error.productId }, error.message);
+    return reply.code(error.status).type(error.contentType).send(error.body);
+  }
+  if (error instanceof LegacySourceUnavailable) {
+    return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.message });
+  }
+  if (error instanceof NotFoundError) return reply.code(404).send({ error: error.message });
+  if (error instanceof IdempotencyKeyReused) return reply.code(422).send({ error: error.message });
+  if (error instanceof VersionMismatch) return reply.code(412).header('etag', productETag(error.currentVersion)).send({ error: error.message });
+  if (error instanceof PreconditionRequired) return reply.code(428).send({ error: error.message });
+  if (error instanceof WriteContention) {
+    return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.message });
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ requestId: request.id, reason: error.message }, 'database unavailable in a REST route');
+    return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send({ error: DATABASE_UNAVAILABLE_MESSAGE });
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    return reply.code(400).send({ error: 'request body is not valid JSON' });
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'request body must be application/json' });
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: 'request body is too large' });
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return reply.code(error.statusCode).send({ error: error.message });
+  }
+  request.log.error({ err: error, requestId: request.id }, 'internal error in a REST route');
+  return reply.code(500).send({ error: 'internal server error' });
+}
+
+/** A method a REST path does not have is a 405 with Allow, before anything else (no key check, no body read); an unknown path stays a 404. */
+function refuseOtherMethods(scope: FastifyInstance): void {
+  const allowed = new AllowedMethods();
+  scope.addHook('onRoute', (route) => allowed.add(route.url, ([] as string[]).concat(route.method)));
+  // (A callback hook: routed requests pass it without a promise.)
+  scope.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404) return done();
+    const path = request.url.split('?')[0]!;
+    const methods = allowed.of(path);
+    if (!methods || methods.includes(request.method)) return done();
+    void reply.code(405).header('allow', methods.join(', '))
+      .send({ error: `method ${request.method} is not allowed on ${JSON.stringify(path)}: use ${methods.join(', ')}` });
+  });
+}
+
+/** Parameters arrive validated, as numbers (./validation.ts), defaults filled in. */
+const query = (request: FastifyRequest) => request.query as { page: number; count: number };
+const productId = (request: FastifyRequest) => (request.params as { product_id: number }).product_id;
+
+function registerReads(scope: FastifyInstance, deps: RestDependencies, schemas: RouteSchemas, { cachedRead, detail }: RouteHelpers): void {
+  const { createLoaders, pages, legacy, counted } = deps;
+  scope.get('/products', { schema: schemas.listProducts }, (request, reply) => counted(request, async () => {
+    const { page, count } = query(request);
+    return cachedRead(request, reply, 'list', async () => {
+      const products = await pages.page(page, count);
+      return { body: products.map((p) => listItem(p, legacy)), tags: [LISTING_TAG, ...products.map((p) => productTag(p.id))] };
+    });
+  }));
+
+  scope.get('/products/:product_id', { schema: schemas.getProduct }, (request, reply) => counted(request, async () => {
+    const id = productId(request);
+    return cachedRead(request, reply, 'detail', async () => ({ ...(await detail(id)), tags: [productTag(id)] }));
+  }));
+
+  scope.get('/products/:product_id/styles', { schema: schemas.getProductStyles }, (request, reply) => counted(request, async () => {
+    const id = productId(request);
+    return cachedRead(request, reply, 'styles', async () => {
+      const styles = await createLoaders().productStyles.load(id);
+      if (!styles) throw notFound(id);
+      return { json: productStylesJson(id, styles, legacy), tags: [productTag(id)] };
+    });
+  }));
+
+  scope.get('/products/:product_id/related', { schema: schemas.getRelatedProducts }, (request, reply) => counted(request, async () => {
+    const id = productId(request);
+    return cachedRead(request, reply, 'related', async () => {
+      const loaders = createLoaders();
+      const [product, related] = await Promise.all([loaders.product.load(id), loaders.related.load(id)]);
+      if (!product) throw notFound(id);
+      // Foreign keys guarantee every related id exists; 0 never loads.
+      return { body: related.map((row) => row.relatedProductId), tags: [productTag(id)] };
+    });
+  }));
+}
+
+function registerWrites(scope: FastifyInstance, deps: RestDependencies, schemas: RouteSchemas, { detailOf, expectedVersion }: RouteHelpers): void {
+  const { service, counted } = deps;
+  scope.post('/products', { schema: schemas.createProduct }, (request, reply: FastifyReply) => counted(request, async () => {
+    const sent = centsOf(request.body);
+    const write = validateProductWrite(sent, 'create', REST_NAMES);
+    const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], 'Idempotency-Key');
+    // Sidecar mode sends the client's body on to the legacy service (a number price as its cents, as validated).
+    const created = await service.createProduct(write as ProductCreate, { idempotencyKey, sourceBody: JSON.stringify(sent) });
+    // A repeat of an earlier create answers as that one did, and says so.
+    if (created.replayed) reply.header('idempotent-replayed', 'true');
+    const { body, etag } = detailOf(created);
+    reply.code(201).header('etag', etag);
+    return body;
+  }));
+
+  scope.put('/products/:product_id', { schema: schemas.updateProduct }, (request, reply: FastifyReply) => counted(request, async () => {
+    const id = productId(request);
+    const conditions = expectedVersion(request);
+    const body = centsOf(request.body);
+    const write = validateProductWrite(body, 'update', REST_NAMES);
+    const { body: answer, etag } = detailOf(await service.updateProduct(id, write, { ...conditions, sourceBody: JSON.stringify(body) }));
+    reply.header('etag', etag);
+    return answer;
+  }));
+
+  scope.delete('/products/:product_id', { schema: schemas.deleteProduct }, (request, reply: FastifyReply) => counted(request, async () => {
+    const id = productId(request);
+    await service.deleteProduct(id, expectedVersion(request));
+    reply.code(204);
+    return null;
+  }));
+}
+
+export async function registerRestRoutes(app: FastifyInstance, deps: RestDependencies): Promise<void> {
+  const { legacy, maxPageSize } = deps;
+  const contract = { campus: legacy.campus, maxPageSize, emptyPlaceholders: legacy.emptyPlaceholders, readsNeedKey: deps.readsNeedKey ?? false };
+  // The document at GET /openapi.json, built from the route schemas below (registered first: it collects them).
+  await registerOpenApi(app, contract);
+  const schemas = routeSchemas(contract);
+  const shared = Object.values(componentSchemas(contract));
+  const helpers = routeHelpers(deps);
+
   await app.register(async (scope) => {
     // The route schemas are the one source: requests are validated with them
     // (./validation.ts, legacy messages), objects sent are serialized with them
@@ -184,62 +327,9 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
     // `__proto__` key too, dropped by the parser rather than a 400.
     registerJsonParser(scope, { prototypeKeys: 'remove' });
     scope.setValidatorCompiler(restValidatorCompiler(shared));
-    // A method a REST path does not have is a 405 with Allow, before anything
-    // else (no key check, no body read); an unknown path stays a 404.
-    const allowed = new AllowedMethods();
-    scope.addHook('onRoute', (route) => allowed.add(route.url, ([] as string[]).concat(route.method)));
-    // (A callback hook: routed requests pass it without a promise.)
-    scope.addHook('onRequest', (request, reply, done) => {
-      if (!request.is404) return done();
-      const path = request.url.split('?')[0]!;
-      const methods = allowed.of(path);
-      if (!methods || methods.includes(request.method)) return done();
-      void reply.code(405).header('allow', methods.join(', '))
-        .send({ error: `method ${request.method} is not allowed on ${JSON.stringify(path)}: use ${methods.join(', ')}` });
-    });
+    refuseOtherMethods(scope);
     scope.addHook('onRequest', deps.guard);
-    // Every failure answers {"error": "..."}: 400 for bad input, 404 for unknown
-    // products, 422 for a reused idempotency key, 503 with Retry-After while
-    // Postgres is unavailable, 500 (masked, logged) for anything else. Never a
-    // database message.
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      // No error answer is kept by a browser or CDN (cacheable 404s are answered by cachedRead).
-      reply.header('cache-control', 'no-store');
-      if (clientGone(request)) {
-        request.log.info({ reason: error.message }, CLIENT_GONE_MESSAGE);
-        return reply.code(400).send({ error: CLIENT_GONE_MESSAGE });
-      }
-      if (error instanceof BadRequest || error instanceof ValidationError) return reply.code(400).send({ error: error.message });
-      // Sidecar mode: the legacy service's own answer, as it sent it (a refusal, or a write accepted there and not yet read back).
-      if (error instanceof LegacyRejected || error instanceof LegacyAcceptedNotApplied) {
-        if (error instanceof LegacyAcceptedNotApplied) request.log.warn({ err: error.cause, productId: error.productId }, error.message);
-        return reply.code(error.status).type(error.contentType).send(error.body);
-      }
-      if (error instanceof LegacySourceUnavailable) {
-        return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.message });
-      }
-      if (error instanceof NotFoundError) return reply.code(404).send({ error: error.message });
-      if (error instanceof IdempotencyKeyReused) return reply.code(422).send({ error: error.message });
-      if (error instanceof VersionMismatch) return reply.code(412).header('etag', productETag(error.currentVersion)).send({ error: error.message });
-      if (error instanceof PreconditionRequired) return reply.code(428).send({ error: error.message });
-      if (error instanceof WriteContention) {
-        return reply.code(503).header('retry-after', String(error.retryAfterSeconds)).send({ error: error.message });
-      }
-      if (isDatabaseUnavailable(error)) {
-        request.log.warn({ requestId: request.id, reason: error.message }, 'database unavailable in a REST route');
-        return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send({ error: DATABASE_UNAVAILABLE_MESSAGE });
-      }
-      if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-        return reply.code(400).send({ error: 'request body is not valid JSON' });
-      }
-      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send({ error: 'request body must be application/json' });
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ error: 'request body is too large' });
-      if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-        return reply.code(error.statusCode).send({ error: error.message });
-      }
-      request.log.error({ err: error, requestId: request.id }, 'internal error in a REST route');
-      return reply.code(500).send({ error: 'internal server error' });
-    });
+    scope.setErrorHandler(answerError);
     // Every unknown route or method (`PUT /products`, `/products/1/nope`, any
     // path: Fastify has one not-found handler per prefix) is a 404 in the legacy
     // shape, and a body it cannot parse meets the error handler above.
@@ -249,72 +339,7 @@ export async function registerRestRoutes(app: FastifyInstance, deps: RestDepende
       if (request.method !== 'GET' && request.method !== 'HEAD' && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
       done(null, payload);
     });
-
-    // Parameters arrive validated, as numbers (./validation.ts), defaults filled in.
-    const query = (request: FastifyRequest) => request.query as { page: number; count: number };
-    const productId = (request: FastifyRequest) => (request.params as { product_id: number }).product_id;
-
-    scope.get('/products', { schema: schemas.listProducts }, (request, reply) => counted(request, async () => {
-      const { page, count } = query(request);
-      return cachedRead(request, reply, 'list', async () => {
-        const products = await pages.page(page, count);
-        return { body: products.map((p) => listItem(p, legacy)), tags: [LISTING_TAG, ...products.map((p) => productTag(p.id))] };
-      });
-    }));
-
-    scope.get('/products/:product_id', { schema: schemas.getProduct }, (request, reply) => counted(request, async () => {
-      const id = productId(request);
-      return cachedRead(request, reply, 'detail', async () => ({ ...(await detail(id)), tags: [productTag(id)] }));
-    }));
-
-    scope.get('/products/:product_id/styles', { schema: schemas.getProductStyles }, (request, reply) => counted(request, async () => {
-      const id = productId(request);
-      return cachedRead(request, reply, 'styles', async () => {
-        const styles = await createLoaders().productStyles.load(id);
-        if (!styles) throw notFound(id);
-        return { json: productStylesJson(id, styles, legacy), tags: [productTag(id)] };
-      });
-    }));
-
-    scope.get('/products/:product_id/related', { schema: schemas.getRelatedProducts }, (request, reply) => counted(request, async () => {
-      const id = productId(request);
-      return cachedRead(request, reply, 'related', async () => {
-        const loaders = createLoaders();
-        const [product, related] = await Promise.all([loaders.product.load(id), loaders.related.load(id)]);
-        if (!product) throw notFound(id);
-        // Foreign keys guarantee every related id exists; 0 never loads.
-        return { body: related.map((row) => row.relatedProductId), tags: [productTag(id)] };
-      });
-    }));
-
-    scope.post('/products', { schema: schemas.createProduct }, (request, reply: FastifyReply) => counted(request, async () => {
-      const sent = centsOf(request.body);
-      const write = validateProductWrite(sent, 'create', REST_NAMES);
-      const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key'], 'Idempotency-Key');
-      // Sidecar mode sends the client's body on to the legacy service (a number price as its cents, as validated).
-      const created = await service.createProduct(write as ProductCreate, { idempotencyKey, sourceBody: JSON.stringify(sent) });
-      // A repeat of an earlier create answers as that one did, and says so.
-      if (created.replayed) reply.header('idempotent-replayed', 'true');
-      const { body, etag } = detailOf(created);
-      reply.code(201).header('etag', etag);
-      return body;
-    }));
-
-    scope.put('/products/:product_id', { schema: schemas.updateProduct }, (request, reply: FastifyReply) => counted(request, async () => {
-      const id = productId(request);
-      const conditions = expectedVersion(request);
-      const body = centsOf(request.body);
-      const write = validateProductWrite(body, 'update', REST_NAMES);
-      const { body: answer, etag } = detailOf(await service.updateProduct(id, write, { ...conditions, sourceBody: JSON.stringify(body) }));
-      reply.header('etag', etag);
-      return answer;
-    }));
-
-    scope.delete('/products/:product_id', { schema: schemas.deleteProduct }, (request, reply: FastifyReply) => counted(request, async () => {
-      const id = productId(request);
-      await service.deleteProduct(id, expectedVersion(request));
-      reply.code(204);
-      return null;
-    }));
+    registerReads(scope, deps, schemas, helpers);
+    registerWrites(scope, deps, schemas, helpers);
   });
 }

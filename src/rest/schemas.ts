@@ -20,9 +20,9 @@
 // invalid UTF-8 is refused by the JSON parser (src/http/json-input.ts) before
 // validation; the document says so in words, as patterns with surrogates are
 // not portable (Rust's regex, used by schemathesis's validator, has none).
-import { IDEMPOTENCY_KEY_PATTERN } from '../catalog/idempotency.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../catalog/writes/idempotency.ts';
 import { IF_MATCH_PATTERN } from './entity-tags.ts';
-import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/listing-anchors.ts';
+import { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } from '../catalog/reads/listing-anchors.ts';
 import { POSTGRES_INT_MAX } from '../db/integers.ts';
 
 export interface OpenApiOptions {

@@ -1,6 +1,6 @@
 // The legacy JSON shapes, byte for byte (../shared/legacy-api.md): field names,
 // order and types exactly as the live service sent them. Only reshaping here.
-import type { Feature, Product, Style } from '../catalog/types.ts';
+import type { Feature, Product, Style } from '../catalog/model/types.ts';
 
 export interface LegacyOptions {
   campus: string;

@@ -1,8 +1,8 @@
 // Sidecar mode's writes: passed through to the legacy service (the source of
 // truth) with priority 'interactive', then the product is read back at once
 // and applied locally (CatalogService, "through the source").
-import type { ProductSource, SourceAnswer, SourceSnapshot } from '../catalog/source.ts';
-import { LegacyRejected, LegacySourceUnavailable } from '../catalog/source.ts';
+import type { ProductSource, SourceAnswer, SourceSnapshot } from '../catalog/writes/source.ts';
+import { LegacyRejected, LegacySourceUnavailable } from '../catalog/writes/source.ts';
 import { LegacyError, LegacyUnavailableError } from '../legacy/errors.ts';
 import type { LegacyClient, LegacyResponse } from '../legacy/legacy-client.ts';
 import { parseRetryAfter } from '../legacy/backoff.ts';

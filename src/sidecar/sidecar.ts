@@ -1,15 +1,16 @@
 // Sidecar mode (LEGACY_SOURCE_URL; docs/sidecar.md), put together: the legacy
-// client, the write pass-through (CatalogService.useSource), the sync worker,
+// client, the write pass-through (./pass-through-writes.ts), the sync worker,
 // X-Source-Age on read answers, the recently requested ids it verifies first,
 // its metrics and its /readyz details.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import type pg from 'pg';
-import type { CatalogLoaders } from '../catalog/loaders.ts';
-import type { CatalogService } from '../catalog/service.ts';
+import type { CatalogLoaders } from '../catalog/reads/loaders.ts';
+import type { CatalogService } from '../catalog/writes/service.ts';
 import type { SidecarConfig } from '../config.ts';
 import { LegacyClient } from '../legacy/legacy-client.ts';
 import { LegacySource } from './legacy-source.ts';
+import { PassThroughWrites } from './pass-through-writes.ts';
 import { RecentIds } from './recent-ids.ts';
 import { RECENT_CHANNEL, type SyncErrorKind, SyncWorker } from './sync-worker.ts';
 
@@ -27,6 +28,8 @@ export interface LegacySyncStatus {
 
 export interface Sidecar {
   client: LegacyClient;
+  /** What the APIs write through: the legacy service first, then the local copy. */
+  writes: PassThroughWrites;
   worker: SyncWorker;
   status(): LegacySyncStatus;
   /** Seconds the local copy may be behind the legacy service (X-Source-Age). */
@@ -57,7 +60,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const startedAt = Date.now();
   const client = new LegacyClient(config.client);
   const recent = new RecentIds(config.recentIds);
-  service.useSource(new LegacySource(client, recent));
+  const writes = new PassThroughWrites(service, new LegacySource(client, recent));
   const worker = new SyncWorker({
     client, service, pool, databaseUrl: options.databaseUrl, connectTimeoutMs: options.connectTimeoutMs,
     intervalMs: Math.round(config.syncIntervalSeconds * 1000), maxRps: client.options.maxRps, maxConcurrency: client.options.maxConcurrency, pageSize: config.pageSize,
@@ -143,6 +146,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
 
   return {
     client,
+    writes,
     worker,
     status,
     sourceAgeSeconds,

@@ -3,9 +3,9 @@
 // local tables hold, with a hash of the bytes it was read from: the sync
 // skips a product whose hash has not changed since it last applied it.
 import crypto from 'node:crypto';
-import type { SourceSnapshot, SourceStyle } from '../catalog/source.ts';
+import type { SourceSnapshot, SourceStyle } from '../catalog/writes/source.ts';
 
-export type { SourceSnapshot, SourceStyle } from '../catalog/source.ts';
+export type { SourceSnapshot, SourceStyle } from '../catalog/writes/source.ts';
 
 export class SnapshotFormatError extends Error {
   constructor(id: number, what: string) {

@@ -35,12 +35,12 @@
 // request are in legacy_sync_state, so a restart (or another instance)
 // resumes there. docs/sidecar.md has the bounds this gives.
 import pg from 'pg';
-import type { CatalogService, SourceApplyResult } from '../catalog/service.ts';
+import type { CatalogService, SourceApplyResult } from '../catalog/writes/service.ts';
 import { LegacyCircuitOpenError, LegacyError } from '../legacy/errors.ts';
 import type { LegacyClient, LegacyResponse } from '../legacy/legacy-client.ts';
 import type { RecentIds } from './recent-ids.ts';
 import { parseSnapshot, SnapshotFormatError, type SourceSnapshot } from './snapshot.ts';
-import { saysProductGone } from '../catalog/source.ts';
+import { saysProductGone } from '../catalog/writes/source.ts';
 
 /** pg_try_advisory_lock key of the sync ("LEGS" in ASCII). */
 export const SYNC_LOCK_KEY = 0x4c454753;

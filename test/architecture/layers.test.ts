@@ -135,18 +135,18 @@ describe('src/ and the layers of docs/architecture.md', () => {
 
   it('the checks can fail: an upward import, a peer import, an unplaced file and a cycle are found', () => {
     const broken = new Map<string, string[]>([
-      ['db/pool/pool.ts', ['catalog/queries.ts']],
+      ['db/pool/pool.ts', ['catalog/reads/queries.ts']],
       ['graphql/schema.ts', ['rest/routes.ts']],
       ['nowhere/x.ts', []],
       ['etl/load/cli.ts', ['commands/run.ts']],
       ['rest/a.ts', ['rest/b.ts']],
       ['rest/b.ts', ['rest/a.ts']],
-      ['catalog/queries.ts', []],
+      ['catalog/reads/queries.ts', []],
       ['rest/routes.ts', []],
       ['commands/run.ts', []],
     ]);
     expect(violations(layers, broken)).toEqual([
-      'db/pool/pool.ts imports catalog/queries.ts: layer 10 imports layer 8 above it',
+      'db/pool/pool.ts imports catalog/reads/queries.ts: layer 12 imports layer 9 above it',
       'graphql/schema.ts imports rest/routes.ts: graphql and rest are peers in layer 4',
       'nowhere/x.ts: in no layer of docs/architecture.md',
     ]);

@@ -1,8 +1,8 @@
 // Cursors the API hands out are taken back, whatever the sort key holds;
 // keys Postgres would refuse are a 400 here, not a 500 from the cast.
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, MAX_CURSOR_CHARACTERS } from '../../src/catalog/browse-cursor.ts';
-import { ValidationError } from '../../src/catalog/validation.ts';
+import { decodeCursor, encodeCursor, MAX_CURSOR_CHARACTERS } from '../../src/catalog/browse/browse-cursor.ts';
+import { ValidationError } from '../../src/catalog/model/validation.ts';
 
 describe('browse cursors', () => {
   it.each([

@@ -1,10 +1,10 @@
-// Listing page anchors (src/catalog/listing-anchors.ts) are rebuilt in the background
+// Listing page anchors (src/catalog/reads/listing-anchors.ts) are rebuilt in the background
 // only when products were created or deleted since the last build: a rebuild
 // reads the whole primary key, and every worker process used to do it every
 // LISTING_REFRESH_MS whether or not anything had changed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProductPages } from '../../src/catalog/listing-anchors.ts';
-import { CatalogQueries } from '../../src/catalog/queries.ts';
+import { ProductPages } from '../../src/catalog/reads/listing-anchors.ts';
+import { CatalogQueries } from '../../src/catalog/reads/queries.ts';
 import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { poolReads } from '../../src/db/reads/read-routes.ts';
 import { useTestCatalogue } from '../support/catalogue-app.ts';

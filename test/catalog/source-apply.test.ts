@@ -7,8 +7,8 @@
 // name after a write through the sidecar (test/sidecar/acceptance.test.ts).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CatalogService } from '../../src/catalog/service.ts';
-import type { SourceSnapshot } from '../../src/catalog/source.ts';
+import { CatalogService } from '../../src/catalog/writes/service.ts';
+import type { SourceSnapshot } from '../../src/catalog/writes/source.ts';
 import { useTestCatalogue } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue();

@@ -1,12 +1,12 @@
-// The style's shape is declared once (src/catalog/style-shape.ts). Everything
+// The style's shape is declared once (src/catalog/model/style-shape.ts). Everything
 // that cannot be derived from it is checked against it here, so a field added
 // in one place only fails: the documents refresh_product_style_documents builds
 // (prisma/functions), the keyed reads, and the GraphQL types.
 import { buildSchema, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PHOTO_FIELDS, SKU_FIELDS, STYLE_FIELDS, STYLE_LISTS } from '../../src/catalog/style-shape.ts';
+import { PHOTO_FIELDS, SKU_FIELDS, STYLE_FIELDS, STYLE_LISTS } from '../../src/catalog/model/style-shape.ts';
 import { readTypeDefs } from '../../src/graphql/schema.ts';
-import { CatalogQueries } from '../../src/catalog/queries.ts';
+import { CatalogQueries } from '../../src/catalog/reads/queries.ts';
 import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { poolReads } from '../../src/db/reads/read-routes.ts';
 import { createTestCatalogue, type TestCatalogue } from '../support/catalogue-app.ts';

@@ -4,7 +4,7 @@
 // server makes them.
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CatalogQueries, type Feature } from '../../src/catalog/queries.ts';
+import { CatalogQueries, type Feature } from '../../src/catalog/reads/queries.ts';
 import { CoalescedReads, type KeyedStatement, MAX_COALESCED_KEYS } from '../../src/db/reads/coalesced-reads.ts';
 import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { poolReads, type ReadRoute, type Reads } from '../../src/db/reads/read-routes.ts';

@@ -4,7 +4,7 @@
 // REST product, the GraphQL product page) show the change at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient, type TestClient, useTestCatalogue } from '../support/catalogue-app.ts';
-import type { Feature } from '../../src/catalog/types.ts';
+import type { Feature } from '../../src/catalog/model/types.ts';
 
 const catalogue = useTestCatalogue();
 let client: TestClient;

@@ -3,7 +3,7 @@
 // generic plan per statement instead of re-planning every execution (which it
 // does for `= ANY($1::int[])` statements under its default plan_cache_mode).
 import { describe, expect, it } from 'vitest';
-import { CatalogQueries } from '../../src/catalog/queries.ts';
+import { CatalogQueries } from '../../src/catalog/reads/queries.ts';
 import { connectDatabase, type Database } from '../../src/db/pool/pool.ts';
 import { poolReads } from '../../src/db/reads/read-routes.ts';
 import { withSessionSettings } from '../../src/db/pool/session-settings.ts';

@@ -3,12 +3,12 @@
 // what the normalized tables say.
 import { describe, expect, it } from 'vitest';
 import { useTestCatalogue } from '../support/catalogue-app.ts';
-import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from '../../src/catalog/style-shape.ts';
-import type { Photo, Sku, Style } from '../../src/catalog/types.ts';
+import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from '../../src/catalog/model/style-shape.ts';
+import type { Photo, Sku, Style } from '../../src/catalog/model/types.ts';
 
 const catalogue = useTestCatalogue();
 
-/** A style as the document holds it (the shape declared in src/catalog/style-shape.ts). */
+/** A style as the document holds it (the shape declared in src/catalog/model/style-shape.ts). */
 type StyleDocument = Required<Style>;
 
 /** The documents as assembled here from the tables, independently of the SQL function. */

@@ -551,7 +551,7 @@ describe.each(EXECUTORS)('GraphQL API with $engine', ({ env }) => {
       expect(await db.rows('SELECT * FROM features WHERE product_id = 1 ORDER BY id')).toEqual(featuresBefore);
     });
 
-    // BUG (src/catalog/validation.ts, features()): a NUL character in a feature name
+    // BUG (src/catalog/model/validation.ts, features()): a NUL character in a feature name
     // or value is not checked, unlike the product's text fields, so Postgres rejects
     // the insert ("invalid byte sequence for encoding UTF8: 0x00") and the client
     // gets INTERNAL_SERVER_ERROR instead of BAD_USER_INPUT naming features[0].value.

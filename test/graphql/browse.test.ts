@@ -8,11 +8,11 @@ import {
   BrowsePageDocument, BrowsePageWithFacetsDocument, ShopFacetsDocument, SearchProductsDocument, SearchWithFacetsDocument, UpdateProductDocument,
   type BrowsePageQuery, type ShopFacetsQuery, type SearchProductsQuery,
 } from '../../src/generated/graphql/operations/graphql.ts';
-import { pageStatement, PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
-import { PREFIX_EXPANSION } from '../../src/catalog/search-rules.ts';
-import type { BrowseOrder } from '../../src/catalog/browse-input.ts';
-import type { Position } from '../../src/catalog/browse-cursor.ts';
-import { MAX_QUERY_CHARACTERS } from '../../src/catalog/browse-input.ts';
+import { pageStatement, PRICE_BANDS } from '../../src/catalog/browse/browse-statements.ts';
+import { PREFIX_EXPANSION } from '../../src/catalog/browse/search-rules.ts';
+import type { BrowseOrder } from '../../src/catalog/browse/browse-input.ts';
+import type { Position } from '../../src/catalog/browse/browse-cursor.ts';
+import { MAX_QUERY_CHARACTERS } from '../../src/catalog/browse/browse-input.ts';
 import { EXAMPLE_TABS } from '../../src/graphql/ide.ts';
 import { useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
 import { NAME_PARTS } from '../../src/etl/generate/vocabulary.ts';

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { CHEAP_READ_MAX_COST, LIST_SIZES, MEASURED_CARDINALITIES, STATEMENT_SURCHARGES, UNKNOWN_LIST_SIZE, isCheapRead, operationCost, readsByKey } from '../../src/graphql/cost.ts';
 import { REST_READS_AS_GRAPHQL } from '../../src/rest/graphql-equivalents.ts';
 import { operationsByName } from '../../k6/lib/operation-text.ts';
-import { PRICE_BANDS } from '../../src/catalog/browse-statements.ts';
+import { PRICE_BANDS } from '../../src/catalog/browse/browse-statements.ts';
 import { readTypeDefs } from '../../src/graphql/schema.ts';
 
 const schema = makeExecutableSchema({ typeDefs: readTypeDefs() });
@@ -256,10 +256,10 @@ describe('the default GRAPHQL_MAX_COST', () => {
 });
 
 describe('the legacy listing defaults', () => {
-  it('are the GraphQL products arguments\' defaults too (one definition: src/catalog/listing-anchors.ts)', async () => {
+  it('are the GraphQL products arguments\' defaults too (one definition: src/catalog/reads/listing-anchors.ts)', async () => {
     const { buildSchema } = await import('graphql');
     const { readTypeDefs } = await import('../../src/graphql/schema.ts');
-    const { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } = await import('../../src/catalog/listing-anchors.ts');
+    const { DEFAULT_PAGE, DEFAULT_PAGE_SIZE } = await import('../../src/catalog/reads/listing-anchors.ts');
     const products = buildSchema(readTypeDefs()).getQueryType()!.getFields().products!;
     const defaults = Object.fromEntries(products.args.map((arg) => [arg.name, arg.defaultValue]));
     expect(defaults).toEqual({ page: DEFAULT_PAGE, count: DEFAULT_PAGE_SIZE });

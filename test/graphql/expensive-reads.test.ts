@@ -1,7 +1,7 @@
 // Expensive reads are isolated (issue 45: unique searches and facets from 10
 // clients took a product page's p99 from 3.8-12.9 ms to 141-225 ms, and none
 // was ever refused). Searches, facet counts and browse pages run within one
-// limit per process (src/catalog/expensive-reads.ts): here one at a time and
+// limit per process (src/catalog/browse/expensive-reads.ts): here one at a time and
 // one more waiting. A search is held inside Postgres (its table locked by
 // the test), so the limit is full for as long as the test says: the storm
 // behind it is refused at once with 429, Retry-After and a message naming

@@ -1,5 +1,5 @@
 // Nested paging: `styles(first:, after:)` and `related(first:, after:)` on a
-// product, and on every product of a page (src/catalog/nested-pages.ts). Each
+// product, and on every product of a page (src/catalog/reads/nested-pages.ts). Each
 // page is a slice of the unpaged field (which keeps its meaning), walking
 // pages by `after` visits the whole list exactly once, several pages of one
 // product in one request are told apart, bad arguments are 400s naming the

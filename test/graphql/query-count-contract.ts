@@ -31,7 +31,7 @@ export const DEEP_STATEMENTS = 7;
 /**
  * Nested pages (test/graphql/nested-pages.graphql): `products(count: N) {
  * styles(first: 2) { photos { url } } related(first: 3) { name styles(first: 1) { name } } }`
- * costs 4, one per level, every page of a level in one statement (src/catalog/nested-pages.ts):
+ * costs 4, one per level, every page of a level in one statement (src/catalog/reads/nested-pages.ts):
  *   1 products page
  *   2 the style documents of the products (photos embedded), each paged to its first two styles
  *   3 the first three related products of each product (the products themselves, not their ids)

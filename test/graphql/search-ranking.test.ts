@@ -1,15 +1,15 @@
-// The ranking rules as a contract (src/catalog/search-rules.ts, docs/browse.md
+// The ranking rules as a contract (src/catalog/browse/search-rules.ts, docs/browse.md
 // "Ranking"): on the test catalogue plus a few products of words no generated
 // product has, every rule orders what the rules before it left tied, `rank`
 // differs exactly when the rules put two results in different classes, and
 // ties go to the most popular (related rows naming it), then the lowest id.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SearchProductsDocument, type SearchProductsQuery } from '../../src/generated/graphql/operations/graphql.ts';
-import { classesOf, levelOf, possibleLevels, PREFIX_EXPANSION, RANK_LEVELS, RANKING_RULES, rankOf, SEARCH_TIERS } from '../../src/catalog/search-rules.ts';
+import { classesOf, levelOf, possibleLevels, PREFIX_EXPANSION, RANK_LEVELS, RANKING_RULES, rankOf, SEARCH_TIERS } from '../../src/catalog/browse/search-rules.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { searchQuality } from '../../bench/lib/search-quality.ts';
-import { searchWords } from '../../src/catalog/browse-input.ts';
-import { type Matching, type Resolved, resolvedOf, resolveStatement, searchStatement } from '../../src/catalog/search-statements.ts';
+import { searchWords } from '../../src/catalog/browse/browse-input.ts';
+import { type Matching, type Resolved, resolvedOf, resolveStatement, searchStatement } from '../../src/catalog/browse/search-statements.ts';
 
 const catalogue = useTestCatalogue();
 const client = useTestClient(catalogue);

@@ -3,7 +3,7 @@
 // a new name and 1-4 distinct features, accepted by the API's own validation unchanged.
 import { describe, expect, it } from 'vitest';
 import { MAX_UPDATE_FEATURES, randomProductUpdate } from '../../k6/lib/product-update.ts';
-import { validateProductWrite } from '../../src/catalog/validation.ts';
+import { validateProductWrite } from '../../src/catalog/model/validation.ts';
 
 describe('benchmark product updates', () => {
   it('rename the product and replace its features with 1-4 distinct ones, valid as they are', () => {

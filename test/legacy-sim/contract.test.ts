@@ -4,7 +4,7 @@
 // documented errors, and the write routes. No overhead here (fast); the
 // queue and faults are in behaviour.test.ts. No database needed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Feature, Product, Style } from '../../src/catalog/types.ts';
+import type { Feature, Product, Style } from '../../src/catalog/model/types.ts';
 import { productDetail, productStyles } from '../../src/rest/shapes.ts';
 import type { SimProduct } from '../../src/legacy-sim/catalogue.ts';
 import { type LegacySimulator, startLegacySimulator } from '../../src/legacy-sim/server.ts';

@@ -1,7 +1,7 @@
 // The styles answer written out directly is the legacy shape's JSON, byte for
 // byte, whatever the styles hold.
 import { describe, expect, it } from 'vitest';
-import type { Style } from '../../src/catalog/types.ts';
+import type { Style } from '../../src/catalog/model/types.ts';
 import { productStyles, productStylesJson } from '../../src/rest/shapes.ts';
 
 const style = (id: number, fields: Partial<Style> = {}): Style => ({

@@ -3,7 +3,7 @@
 // deletes nothing, neither in the sync nor after a write (found by an outside
 // test: one stray 404 deleted a product for good).
 import { describe, expect, it } from 'vitest';
-import { saysProductGone } from '../../src/catalog/source.ts';
+import { saysProductGone } from '../../src/catalog/writes/source.ts';
 import type { LegacyResponse } from '../../src/legacy/legacy-client.ts';
 import { fetchSnapshot, HttpAnswerError } from '../../src/sidecar/sync-worker.ts';
 

@@ -1,6 +1,6 @@
 // Every catalogue write runs through here: one transaction at READ COMMITTED
 // (Postgres's default), whose work locks the product row it changes before
-// anything else (src/catalog/write-statements.ts). Concurrent writes of one
+// anything else (src/catalog/writes/write-statements.ts). Concurrent writes of one
 // product therefore wait their turn on that lock, each for at most
 // `lock_timeout` (DATABASE_LOCK_TIMEOUT_MS, a session setting of every pooled
 // connection), instead of failing and being retried: under load, retries of

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { Product as ProductModel, Feature as FeatureModel, Style as StyleModel, Photo as PhotoModel, Sku as SkuModel } from '../../catalog/types.ts';
+import type { Product as ProductModel, Feature as FeatureModel, Style as StyleModel, Photo as PhotoModel, Sku as SkuModel } from '../../catalog/model/types.ts';
 import type { ProductConnectionModel as ProductConnectionModelModel, SearchConnectionModel as SearchConnectionModelModel } from '../../graphql/browse-models.ts';
 import type { ProductChangeEvent as ProductChangeEventModel } from '../../graphql/subscriptions/event.ts';
 import type { GraphQLContext } from '../../graphql/context.ts';

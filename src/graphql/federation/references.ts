@@ -2,7 +2,7 @@
 // id }` from another subgraph (through the router) is loaded by the same
 // per-request DataLoaders as every other read, so any number of references in
 // one `_entities` call is one statement per type (and per level below them).
-import type { Product, Style } from '../../catalog/types.ts';
+import type { Product, Style } from '../../catalog/model/types.ts';
 import type { GraphQLContext } from '../context.ts';
 import { parseId } from '../ids.ts';
 

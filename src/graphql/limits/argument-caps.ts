@@ -17,7 +17,7 @@ import {
 import { LIST_SIZES } from '../cost.ts';
 import { aboveMaximum, fromValidationError, tooManyEntries } from '../errors.ts';
 import { ARGUMENT_CHECKS } from '../argument-checks.ts';
-import { ValidationError } from '../../catalog/validation.ts';
+import { ValidationError } from '../../catalog/model/validation.ts';
 import { fragmentsByName } from '../fragments.ts';
 
 type Variables = Record<string, unknown>;

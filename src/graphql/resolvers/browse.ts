@@ -1,24 +1,24 @@
 // Browse and search: productConnection (filter, orderBy), search and
-// productFacets. Arguments are checked (catalog/browse-input.ts: a 400
-// naming the argument), then one statement reads the page (catalog/browse.ts)
+// productFacets. Arguments are checked (catalog/browse/browse-input.ts: a 400
+// naming the argument), then one statement reads the page (catalog/browse/browse.ts)
 // and the products prime the loaders. totalCount and facets of a connection
 // share one more statement, run only when selected. Products shown with
 // their styles carry their style documents from the same statement.
 import type {
   ProductConnectionResolvers, ProductFacetsResolvers, QueryResolvers, SearchConnectionResolvers, SearchEdgeResolvers,
 } from '../../generated/graphql/resolvers.ts';
-import type { Edge, Facets } from '../../catalog/browse.ts';
-import type { Resolved } from '../../catalog/search-statements.ts';
-import { checkFilter, DEFAULT_ORDER, type BrowseFilter, type BrowseOrder, searchWords } from '../../catalog/browse-input.ts';
+import type { Edge, Facets } from '../../catalog/browse/browse.ts';
+import type { Resolved } from '../../catalog/browse/search-statements.ts';
+import { checkFilter, DEFAULT_ORDER, type BrowseFilter, type BrowseOrder, searchWords } from '../../catalog/browse/browse-input.ts';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context.ts';
 import { fromValidationError } from '../errors.ts';
 import { positive } from './query.ts';
 import { selectsPath } from '../browse-lookahead.ts';
-import { ValidationError } from '../../catalog/validation.ts';
+import { ValidationError } from '../../catalog/model/validation.ts';
 import type { PageInfoModel } from '../browse-models.ts';
 
-/** Input problems (catalog/browse-input.ts, browse-cursor.ts) are the client's to fix: HTTP 400 naming the argument. */
+/** Input problems (catalog/browse/browse-input.ts, browse-cursor.ts) are the client's to fix: HTTP 400 naming the argument. */
 async function checked<T>(run: () => T | Promise<T>): Promise<T> {
   try {
     return await run();

@@ -2,13 +2,13 @@
 // product a write returns primes this request's loaders: fields selected on
 // the mutation's result are answered from what the write wrote, not read again.
 import type { MutationResolvers } from '../../generated/graphql/resolvers.ts';
-import { IdempotencyKeyReused, parseIdempotencyKey } from '../../catalog/idempotency.ts';
-import type { CatalogLoaders } from '../../catalog/loaders.ts';
-import { type ProductCreate, VersionMismatch, type WrittenProduct } from '../../catalog/service.ts';
-import { ValidationError, parseVersion, validateProductWrite } from '../../catalog/validation.ts';
+import { IdempotencyKeyReused, parseIdempotencyKey } from '../../catalog/writes/idempotency.ts';
+import type { CatalogLoaders } from '../../catalog/reads/loaders.ts';
+import { type ProductCreate, VersionMismatch, type WrittenProduct } from '../../catalog/writes/service.ts';
+import { ValidationError, parseVersion, validateProductWrite } from '../../catalog/model/validation.ts';
 import { CatalogueReloading, WriteContention } from '../../db/writes/transaction.ts';
 import { badInput, catalogueReloading, idempotencyKeyReused, legacyUnavailable, notFound, versionConflict, writeContention } from '../errors.ts';
-import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../../catalog/source.ts';
+import { LegacyAcceptedNotApplied, LegacyRejected, LegacySourceUnavailable } from '../../catalog/writes/source.ts';
 import { parseId } from '../ids.ts';
 
 /** Validation problems are the client's to fix: HTTP 400 with the field named. */

@@ -1,8 +1,8 @@
 // Product fields: relations through the loaders.
 import type { GraphQLResolveInfo } from 'graphql';
 import type { FeatureResolvers, ProductResolvers } from '../../generated/graphql/resolvers.ts';
-import type { Product as ProductRow, Style } from '../../catalog/types.ts';
-import { type PageKey, pageOfList } from '../../catalog/nested-pages.ts';
+import type { Product as ProductRow, Style } from '../../catalog/model/types.ts';
+import { type PageKey, pageOfList } from '../../catalog/reads/nested-pages.ts';
 import type { GraphQLContext } from '../context.ts';
 import { selectsAny, STYLE_FIELDS } from '../lookahead.ts';
 import { parseId } from '../ids.ts';
@@ -40,7 +40,7 @@ export const Product: ProductResolvers = {
     if (!page) return stylesOf(product, info, context);
     // With photos or skus, styles come from the product's style document, one
     // row a product that Postgres reads faster whole than paged
-    // (src/catalog/nested-pages.ts; docs/graphql.md "Nested paging"): paged here.
+    // (src/catalog/reads/nested-pages.ts; docs/graphql.md "Nested paging"): paged here.
     if (product.styles || selectsAny(info, MEDIA)) return pageOfList(await stylesOf(product, info, context), page.first, page.after);
     return context.loaders.stylePages.load(page);
   },

@@ -2,8 +2,8 @@
 // (productConnection, search and facets: browse.ts).
 import type DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { CatalogLoaders } from '../../catalog/loaders.ts';
-import type { Product } from '../../catalog/types.ts';
+import type { CatalogLoaders } from '../../catalog/reads/loaders.ts';
+import type { Product } from '../../catalog/model/types.ts';
 import type { QueryResolvers } from '../../generated/graphql/resolvers.ts';
 import { aboveMaximum, badInput, tooManyEntries } from '../errors.ts';
 import { parseId } from '../ids.ts';

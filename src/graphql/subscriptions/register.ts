@@ -9,11 +9,11 @@ import type { FastifyInstance } from 'fastify';
 import type { GraphQLError, GraphQLSchema } from 'graphql';
 import type { AccessControl } from '../../auth/access.ts';
 import type { ChangeFeed } from '../../cache/change-feed.ts';
-import type { CatalogBrowse } from '../../catalog/browse.ts';
-import { createLoaders } from '../../catalog/loaders.ts';
-import type { ProductPages } from '../../catalog/listing-anchors.ts';
-import { CatalogQueries } from '../../catalog/queries.ts';
-import type { CatalogService } from '../../catalog/service.ts';
+import type { CatalogBrowse } from '../../catalog/browse/browse.ts';
+import { createLoaders } from '../../catalog/reads/loaders.ts';
+import type { ProductPages } from '../../catalog/reads/listing-anchors.ts';
+import { CatalogQueries } from '../../catalog/reads/queries.ts';
+import type { ProductWrites } from '../../catalog/writes/service.ts';
 import type { Config } from '../../config.ts';
 import type { StatementCounter } from '../../db/pool/pool.ts';
 import type { Reads } from '../../db/reads/read-routes.ts';
@@ -37,7 +37,7 @@ export interface LiveDependencies {
   statements: StatementCounter;
   pages: ProductPages;
   browse: CatalogBrowse;
-  service: CatalogService;
+  service: ProductWrites;
   metrics: CatalogueMetrics;
   trustedDocuments: Map<string, string> | undefined;
 }

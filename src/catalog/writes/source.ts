@@ -2,8 +2,8 @@
 // over HTTP): a source of truth that takes the writes, what a product looks
 // like there, and how a write sent there can fail. REST and GraphQL answer
 // these errors (src/rest/routes.ts, src/graphql/resolvers/mutation.ts).
-import type { ProductWrite } from './validation.ts';
-import type { ProductFields } from './types.ts';
+import type { ProductWrite } from '../model/validation.ts';
+import type { ProductFields } from '../model/types.ts';
 
 export interface SourceStyle {
   id: number;

@@ -13,23 +13,23 @@
 // parsed and planned once per connection. Keys go in as
 // one array parameter (`= ANY($1)`), so one prepared statement serves every
 // batch size and no batch can approach the bind-parameter limit. Writes are
-// named statements too (src/catalog/write-statements.ts, run by service.ts
+// named statements too (src/catalog/writes/write-statements.ts, run by service.ts
 // in transactions on the primary's pool). Which server answers (the primary or a read
 // replica) is up to `Reads` (src/db/reads/read-routes.ts).
 import type pg from 'pg';
-import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '../db/reads/coalesced-reads.ts';
-import type { StatementCounter } from '../db/pool/pool.ts';
-import type { Reads } from '../db/reads/read-routes.ts';
-import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from './types.ts';
+import { CoalescedReads, type CoalescingObserver, type KeyedStatement } from '../../db/reads/coalesced-reads.ts';
+import type { StatementCounter } from '../../db/pool/pool.ts';
+import type { Reads } from '../../db/reads/read-routes.ts';
+import type { Feature, PhotoRow, Product, Related, SkuRow, Style } from '../model/types.ts';
 import { type PageKey, type PageRow, pageParameters } from './nested-pages.ts';
 
 /** A product with its features as one statement read them. */
 export type ProductWithFeatures = Product & { features: Feature[] };
 /** A product with everything its page shows, as one statement read it. */
 export type ProductPage = Product & Required<Pick<Product, 'styles' | 'features' | 'relatedIds'>>;
-import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from './style-shape.ts';
+import { PHOTO_FIELDS, selectList, SKU_FIELDS, STYLE_FIELDS } from '../model/style-shape.ts';
 
-export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from './types.ts';
+export type { Feature, Photo, PhotoRow, Product, Related, Sku, SkuRow, Style } from '../model/types.ts';
 
 /**
  * A product's columns as every statement returns them (reads here, the

@@ -1,6 +1,6 @@
 // Writes to the catalogue. Each runs in one transaction (src/db/writes/transaction.ts)
 // that first locks the product row it changes, then writes in one statement
-// (src/catalog/write-statements.ts); after it commits, listeners (the
+// (src/catalog/writes/write-statements.ts); after it commits, listeners (the
 // response cache, listing pages, read replicas' positions) hear which
 // products changed. Every write answers with what it wrote, read in the same
 // statement: no second read that a replica or a cache could answer older.
@@ -9,17 +9,17 @@
 // updates in their own statement, deletes (which may touch many products) in
 // one more.
 import type pg from 'pg';
-import { notifyProductsChanged } from '../cache/change-feed.ts';
-import { Transactions, type TransactionClient } from '../db/writes/transaction.ts';
+import { notifyProductsChanged } from '../../cache/change-feed.ts';
+import { Transactions, type TransactionClient } from '../../db/writes/transaction.ts';
 import { fingerprint, IdempotencyKeys, KeyTakenMeanwhile } from './idempotency.ts';
-import type { Feature, Product } from './types.ts';
-import { NotFoundError, type ProductWrite } from './validation.ts';
+import type { Feature, Product } from '../model/types.ts';
+import { NotFoundError, type ProductWrite } from '../model/validation.ts';
 import { CREATE_PRODUCT, DELETE_PRODUCT, lockProduct, PRODUCT_VERSION, PRODUCT_WITH_FEATURES, UPDATE_PRODUCT } from './write-statements.ts';
 import {
   DELETE_SOURCE_SKUS, DELETE_SOURCE_STYLES, FORGET_HASH, MOVED_FROM_OTHERS, INSERT_SOURCE_PHOTOS, INSERT_SOURCE_SKUS, INSERT_SOURCE_STYLES,
   LOCAL_SOURCE_VIEW, REPLACE_SOURCE_RELATED, SOURCE_HASH, STORE_HASH, TOUCH_VERIFIED, UPSERT_SOURCE_PRODUCT,
 } from './source-statements.ts';
-import { LegacyAcceptedNotApplied, LegacyRejected, legacyBody, saysProductGone, type ProductSource, type SourceAnswer, type SourceSnapshot } from './source.ts';
+import type { SourceSnapshot } from './source.ts';
 
 export type ProductChange = 'created' | 'updated' | 'deleted';
 export type ProductChangeListener = (productIds: number[], change: ProductChange) => Promise<void> | void;
@@ -90,14 +90,22 @@ function written(row: ProductRow): WrittenProduct {
   return { product, features };
 }
 
-export class CatalogService {
+/**
+ * What the APIs write through: the catalogue here (CatalogService), or in
+ * sidecar mode the legacy service, read back and applied here
+ * (src/sidecar/pass-through-writes.ts). `sourceBody`: the client's own body,
+ * for a pass-through to send on as it came.
+ */
+export interface ProductWrites {
+  createProduct(write: ProductCreate, options?: { idempotencyKey?: string; sourceBody?: string }): Promise<CreateResult>;
+  updateProduct(id: number, write: ProductWrite, options?: WriteConditions & { sourceBody?: string }): Promise<WrittenProduct>;
+  deleteProduct(id: number, options?: WriteConditions): Promise<void>;
+}
+
+export class CatalogService implements ProductWrites {
   private readonly transactions: Transactions;
   private readonly idempotencyKeys: IdempotencyKeys;
   private readonly listeners: ProductChangeListener[] = [];
-  /** Sidecar mode: where writes go (the legacy service); undefined: written here. */
-  private source: ProductSource | undefined;
-  /** Sidecar mode: creates with the same Idempotency-Key in this process, one at a time. */
-  private readonly keyedCreates = new Map<string, Promise<unknown>>();
   private readonly pool: pg.Pool;
   constructor(pool: pg.Pool, options: { idempotencyKeyTtlSeconds?: number } = {}) {
     this.pool = pool;
@@ -108,16 +116,6 @@ export class CatalogService {
   /** Write transactions run again after deadlocks, serialization failures and idempotency-key races. */
   get transactionRetries(): number {
     return this.transactions.retries;
-  }
-
-  /**
-   * Sidecar mode: from now on, creates, updates and deletes are sent to
-   * `source` (the legacy service) and, once it accepted them, its product is
-   * read back and applied here (applySourceProduct). Nothing is written here
-   * that the source did not accept.
-   */
-  useSource(source: ProductSource): void {
-    this.source = source;
   }
 
   onProductsChanged(listener: ProductChangeListener): void {
@@ -146,8 +144,7 @@ export class CatalogService {
    * Creates a product; with an idempotency key, at most once per key: a repeat
    * (even a concurrent one) answers with the product the first one made.
    */
-  async createProduct(write: ProductCreate, options: { idempotencyKey?: string; sourceBody?: string } = {}): Promise<CreateResult> {
-    if (this.source) return this.createThroughSource(this.source, write, options);
+  async createProduct(write: ProductCreate, options: { idempotencyKey?: string } = {}): Promise<CreateResult> {
     const key = options.idempotencyKey;
     const requestHash = key === undefined ? '' : fingerprint(write);
     const result = await this.transactions.run('this Idempotency-Key', async (tx): Promise<CreateResult> => {
@@ -173,13 +170,7 @@ export class CatalogService {
   }
 
   /** Changes the given fields; `features`, when given, replaces the list. `expected`: only if the product is at one of these versions. */
-  async updateProduct(id: number, write: ProductWrite, options: WriteConditions & { sourceBody?: string } = {}): Promise<WrittenProduct> {
-    if (this.source) {
-      const source = this.source;
-      if (options.expected !== undefined || options.excluded !== undefined) await this.checkVersion(id, options);
-      const answer = await this.goneThereGoneHere(id, source.write('PUT', `/products/${id}`, options.sourceBody ?? legacyBody(write)));
-      return this.readBack(source, id, answer);
-    }
+  async updateProduct(id: number, write: ProductWrite, options: WriteConditions = {}): Promise<WrittenProduct> {
     const result = await this.transactions.run(`product ${id}`, async (tx) => {
       this.checkLocked(tx, id, options);
       const [row] = await tx.query<ProductRow>(UPDATE_PRODUCT, [id,
@@ -189,6 +180,22 @@ export class CatalogService {
     }, { opening: lockProduct(id) });
     await this.changed([id], 'updated');
     return result;
+  }
+
+  /** Product `id` as stored here with its features, or undefined. */
+  async productWithFeatures(id: number): Promise<WrittenProduct | undefined> {
+    const [row] = await this.transactions.run(`product ${id}`, (tx) => tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [id]));
+    return row ? written(row) : undefined;
+  }
+
+  /** The product an Idempotency-Key with this content created, if any (IdempotencyKeyReused when its content differs). */
+  async keyedProduct(key: string, requestHash: string): Promise<number | undefined> {
+    return this.transactions.run('this Idempotency-Key', (tx) => this.idempotencyKeys.find(tx, key, requestHash));
+  }
+
+  /** Remembers that an Idempotency-Key with this content created product `id` (KeyTakenMeanwhile when another did first). */
+  async rememberKeyedProduct(key: string, requestHash: string, id: number): Promise<void> {
+    await this.transactions.run('this Idempotency-Key', (tx) => this.idempotencyKeys.remember(tx, key, requestHash, id));
   }
 
   /** Product `id`'s version here (null: no such product): what a sync reads before it fetches a snapshot (applySourceProduct's `readBefore`). */
@@ -267,83 +274,6 @@ export class CatalogService {
     return answer;
   }
 
-  /** A write the source refused with 404: the product is gone there, so here too (then the refusal goes to the client). */
-  private async goneThereGoneHere<T>(id: number, sent: Promise<T>): Promise<T> {
-    try {
-      return await sent;
-    } catch (error) {
-      if (error instanceof LegacyRejected && saysProductGone(id, error.status, error.body)) await this.applySourceProduct(id, null).catch(() => {});
-      throw error;
-    }
-  }
-
-  /**
-   * Sidecar mode: the product a write the source accepted left there, read
-   * back at once and applied here. When it cannot be read back, the source's
-   * own answer goes to the client (LegacyAcceptedNotApplied) and the sync
-   * verifies the product first.
-   */
-  private async readBack(source: ProductSource, id: number, answer: SourceAnswer): Promise<WrittenProduct> {
-    try {
-      const snapshot = await source.fetch(id);
-      const applied = await this.applySourceProduct(id, snapshot);
-      if (!applied.written) throw new NotFoundError(`product ${id} not found (deleted in the legacy service meanwhile)`);
-      return applied.written;
-    } catch (error) {
-      if (error instanceof NotFoundError) throw error;
-      source.later(id);
-      throw new LegacyAcceptedNotApplied(id, answer.status, answer.body, answer.contentType, error);
-    }
-  }
-
-  /**
-   * Sidecar mode's create: POST to the source, then its product read back
-   * and applied. An Idempotency-Key keeps its meaning: the same key with the
-   * same content answers with the product the first create made, without a
-   * second POST; with other content, IdempotencyKeyReused (422). Creates with
-   * one key are serialized in this process; two instances racing with the
-   * same key could both POST (docs/sidecar.md).
-   */
-  private async createThroughSource(source: ProductSource, write: ProductCreate, options: { idempotencyKey?: string; sourceBody?: string }): Promise<CreateResult> {
-    const key = options.idempotencyKey;
-    const run = async (): Promise<CreateResult> => {
-      const requestHash = key === undefined ? '' : fingerprint(write);
-      if (key !== undefined) {
-        const earlierId = await this.transactions.run('this Idempotency-Key', (tx) => this.idempotencyKeys.find(tx, key, requestHash));
-        if (earlierId !== undefined) {
-          const earlier = await this.transactions.run(`product ${earlierId}`, (tx) => tx.query<ProductRow>(PRODUCT_WITH_FEATURES, [earlierId]));
-          if (earlier[0]) return { ...written(earlier[0]), replayed: true };
-          // Not here (yet): as the source shows it now.
-          const applied = await this.applySourceProduct(earlierId, await source.fetch(earlierId));
-          if (!applied.written) throw new NotFoundError(`product ${earlierId}, created with this Idempotency-Key, has been deleted since`);
-          return { ...applied.written, replayed: true };
-        }
-      }
-      const answer = await source.write('POST', '/products', options.sourceBody ?? legacyBody(write));
-      let id: number | undefined;
-      try {
-        id = (JSON.parse(answer.body) as { id?: unknown }).id as number;
-      } catch { /* below */ }
-      if (!Number.isSafeInteger(id)) throw new Error(`the legacy service answered ${answer.status} to a create without a product id`);
-      // Remembered before reading back: a retry must not POST again even if the read-back fails.
-      if (key !== undefined) {
-        await this.transactions.run('this Idempotency-Key', (tx) => this.idempotencyKeys.remember(tx, key, requestHash, id!))
-          .catch(() => { /* a concurrent create from another instance took it: that one answers its own */ });
-      }
-      return { ...(await this.readBack(source, id!, answer)), replayed: false };
-    };
-    if (key === undefined) return run();
-    // One at a time per key in this process.
-    const before = this.keyedCreates.get(key) ?? Promise.resolve();
-    const mine = before.catch(() => {}).then(run);
-    this.keyedCreates.set(key, mine);
-    try {
-      return await mine;
-    } finally {
-      if (this.keyedCreates.get(key) === mine) this.keyedCreates.delete(key);
-    }
-  }
-
   /** Whether the local copy of the snapshot's product already shows exactly what it shows. */
   private async equalsLocal(tx: TransactionClient, snapshot: SourceSnapshot): Promise<boolean> {
     type LocalStyle = { id: number; name: string; salePrice: string | null; originalPrice: string; isDefault: boolean; photos: { url: string; thumbnailUrl: string }[]; skus: { id: number; size: string; quantity: number }[] };
@@ -364,7 +294,7 @@ export class CatalogService {
     return shape({ ...local, createdAt: local.createdAt.toISOString(), updatedAt: local.updatedAt.toISOString(), styles: local.styles ?? [] }) === shape(snapshot);
   }
 
-  /** Sidecar mode, before a write passes through: NotFoundError or VersionMismatch as an update here would throw them. */
+  /** Before a write passes through (sidecar mode): NotFoundError or VersionMismatch as an update here would throw them. */
   async checkVersion(id: number, conditions: WriteConditions): Promise<void> {
     await this.transactions.run(`product ${id}`, async (tx) => this.checkLocked(tx, id, conditions), {
       opening: `SELECT version::text AS version FROM products WHERE id = ${Number.isSafeInteger(id) ? id : 0}`,
@@ -373,13 +303,6 @@ export class CatalogService {
 
   /** Deletes a product with everything that hangs off it. `expected`: only if the product is at one of these versions. */
   async deleteProduct(id: number, options: WriteConditions = {}): Promise<void> {
-    if (this.source) {
-      if (options.expected !== undefined || options.excluded !== undefined) await this.checkVersion(id, options);
-      await this.goneThereGoneHere(id, this.source.write('DELETE', `/products/${id}`));
-      // Gone there: gone here, at once.
-      await this.applySourceProduct(id, null);
-      return;
-    }
     // Products that list this one as related change too (their related rows cascade away).
     const referencing = await this.transactions.run(`product ${id}`, async (tx) => {
       this.checkLocked(tx, id, options);

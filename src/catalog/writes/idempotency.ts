@@ -9,9 +9,9 @@
 import { AsyncResource } from 'node:async_hooks';
 import crypto from 'node:crypto';
 import type pg from 'pg';
-import type { TransactionClient } from '../db/writes/transaction.ts';
-import { canonicalJson } from '../util/canonical-json.ts';
-import { ValidationError, type ProductWrite } from './validation.ts';
+import type { TransactionClient } from '../../db/writes/transaction.ts';
+import { canonicalJson } from '../../util/canonical-json.ts';
+import { ValidationError, type ProductWrite } from '../model/validation.ts';
 import { FIND_IDEMPOTENCY_KEY, STORE_IDEMPOTENCY_KEY, SWEEP_IDEMPOTENCY_KEYS } from './write-statements.ts';
 
 /** Visible ASCII, as the IETF Idempotency-Key draft's examples (UUIDs, random tokens); long enough for any of them. */

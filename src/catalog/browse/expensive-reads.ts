@@ -1,4 +1,4 @@
-// Expensive reads (every statement of src/catalog/browse.ts: searches, facet
+// Expensive reads (every statement of src/catalog/browse/browse.ts: searches, facet
 // counts, filtered and ordered browse pages) run at most `concurrency` at a
 // time in a process; a few more wait their turn, each at most `maxWaitMs`,
 // and past that the request is refused (429 with Retry-After). Each of them

@@ -1,13 +1,13 @@
-// The SQL of every catalogue write (src/catalog/service.ts runs them, in
+// The SQL of every catalogue write (src/catalog/writes/service.ts runs them, in
 // transactions at READ COMMITTED). Each write first locks the product row it
 // changes (`lockProduct`), so concurrent writes of one product queue on that
 // lock instead of failing, and then changes everything in one statement: the
 // statement starts after the lock is granted, so it sees what the previous
 // holder committed (READ COMMITTED takes a new snapshot per statement).
 // Features arrive as one JSON array parameter, however many there are.
-import { notifyOne } from '../cache/change-feed.ts';
-import type { Statement } from '../db/writes/transaction.ts';
-import { productColumns } from './queries.ts';
+import { notifyOne } from '../../cache/change-feed.ts';
+import type { Statement } from '../../db/writes/transaction.ts';
+import { productColumns } from '../reads/queries.ts';
 
 /** A named statement: each connection prepares it once (names are the read statements' own otherwise). */
 const statement = (name: string, text: string): Statement => ({ name: `write_${name}`, text });

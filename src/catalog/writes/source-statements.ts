@@ -2,9 +2,9 @@
 // a product as the legacy service shows it replaces the local copy, keeping
 // the legacy ids of the product, its styles and its skus. Run in one
 // transaction after lockProduct (write-statements.ts), like every write.
-import { notifyOne } from '../cache/change-feed.ts';
-import type { Statement } from '../db/writes/transaction.ts';
-import { productColumns } from './queries.ts';
+import { notifyOne } from '../../cache/change-feed.ts';
+import type { Statement } from '../../db/writes/transaction.ts';
+import { productColumns } from '../reads/queries.ts';
 
 const statement = (name: string, text: string): Statement => ({ name: `source_${name}`, text });
 

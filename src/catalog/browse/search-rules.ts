@@ -180,6 +180,6 @@ export const COUNT_EXACT_UP_TO = 10_000;
 // the read model keeps for common lexemes (search_word_facets): those of a
 // lexeme every holder of which matches, one word's own or two words' pair
 // as a name holds it ('bright futur'), plus the other matches while the
-// total stays within COUNT_EXACT_UP_TO (src/catalog/search-statements.ts,
+// total stays within COUNT_EXACT_UP_TO (src/catalog/browse/search-statements.ts,
 // keptFacets). Which lexemes are kept is decided by
 // prisma/functions/rebuild_search_word_facets.sql, at every load.

@@ -4,9 +4,9 @@
 // original form ("product:<id>"), so cursors handed out before filters and
 // orderings existed stay valid. A cursor of another ordering is refused, not
 // misread: the same key means something else there.
-import { POSTGRES_INT_MAX } from '../db/integers.ts';
+import { POSTGRES_INT_MAX } from '../../db/integers.ts';
 import type { BrowseOrder } from './browse-input.ts';
-import { ValidationError } from './validation.ts';
+import { ValidationError } from '../model/validation.ts';
 
 /** Where a page continues from: the last row's sort key (text, as Postgres printed it) and id. */
 export interface Position {

@@ -1,7 +1,7 @@
 // What a browse or search request asks for, checked: the filter, the
 // ordering and the search words. Every problem is a ValidationError naming
 // the argument (a 400), so nothing a client sends reaches Postgres as syntax.
-import { ValidationError } from './validation.ts';
+import { ValidationError } from '../model/validation.ts';
 
 /** A filter of productConnection, search and facets; every part optional, all parts must hold. */
 export interface BrowseFilter {

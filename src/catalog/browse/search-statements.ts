@@ -8,7 +8,7 @@ import type { BrowseFilter } from './browse-input.ts';
 import {
   type BrowseStatement, conditions, facetParts, type FilterPart, named, type PageExtras, Parameters, PRICE_BANDS, styleColumn, whereClause,
 } from './browse-statements.ts';
-import { productColumns } from './queries.ts';
+import { productColumns } from '../reads/queries.ts';
 import {
   type Classes, COUNT_EXACT_UP_TO, FIELD_SQL, levelOf, possibleLevels, PREFIX_EXPANSION, SEARCH_BUCKETS, SEARCH_POSTINGS_SHARE, SEARCH_RUNS_AT_MOST, SEARCH_TIERS,
   TYPO_CANDIDATES, TYPO_COMMONER, TYPO_RARE_DOCUMENTS, TYPO_SIMILARITY,

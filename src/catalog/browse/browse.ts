@@ -3,7 +3,7 @@
 // expensive reads (expensive-reads.ts). A page reads one row more than it
 // shows, to tell whether another page follows.
 import type pg from 'pg';
-import type { Reads } from '../db/reads/read-routes.ts';
+import type { Reads } from '../../db/reads/read-routes.ts';
 import { ExpensiveReadRefused, type ExpensiveReads } from './expensive-reads.ts';
 import { decodeCursor, encodeCursor, type Ordering, orderingOf, type Position } from './browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
@@ -11,7 +11,7 @@ import { type BrowseStatement, facetsStatement, type PageExtras, pageStatement, 
 import type { ResolutionMemo } from './resolution-memo.ts';
 import { rankOf } from './search-rules.ts';
 import { parseSearchKey, type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from './search-statements.ts';
-import type { Product } from './types.ts';
+import type { Product } from '../model/types.ts';
 
 export interface Edge {
   cursor: string;

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
 import type { Position } from './browse-cursor.ts';
-import { productColumns } from './queries.ts';
+import { productColumns } from '../reads/queries.ts';
 
 /**
  * What a page's products carry beyond their columns, when the query shows
