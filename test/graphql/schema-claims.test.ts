@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_DIR } from '../../src/graphql/schema.ts';
 import { type GraphQLResponse, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 import { HeldLocks } from '../support/locks.ts';
+import { CATALOGUE_WRITES_LOCK } from '../../src/db/writes/transaction.ts';
 
 interface Claim {
   /** Where the description is: `Mutation.updateProduct(expectedVersion)`. */
@@ -117,6 +118,12 @@ const PROVOKE: Record<string, (accept: string) => Promise<GraphQLResponse>> = {
     const first = await post(`mutation { createProduct(input: ${PRODUCT_INPUT('first')}, idempotencyKey: "${key}") { id } }`, accept);
     expect(first.status).toBe(200);
     return post(`mutation { createProduct(input: ${PRODUCT_INPUT('other')}, idempotencyKey: "${key}") { id } }`, accept);
+  },
+  'Mutation.updateProduct CATALOGUE_RELOADING': async (accept) => {
+    const { id } = await newProduct(accept);
+    // What a data:load holds from its start to its swap's commit.
+    held = await HeldLocks.take(catalogue.db.url, `SELECT pg_advisory_xact_lock(${CATALOGUE_WRITES_LOCK})`);
+    return post(`mutation { updateProduct(id: "${id}", input: { name: "never" }) { id } }`, accept);
   },
   'Mutation.updateProduct WRITE_CONTENTION': async (accept) => {
     const { id } = await newProduct(accept);

@@ -15,7 +15,7 @@
 
 -- How many products' documents hold each lexeme, as of the last load (or
 -- this migration): a search leaves out its commonest words past a budget of
--- posting-list work (SEARCH_POSTINGS_SHARE in src/catalog/browse/browse-statements.ts).
+-- posting-list work (SEARCH_POSTINGS_SHARE in src/catalog/browse-statements.ts).
 -- Lexemes that writes add start at 0 (rare); a reload counts them again.
 ALTER TABLE "search_lexemes" ADD COLUMN "documents" INTEGER NOT NULL DEFAULT 0;
 UPDATE search_lexemes l SET documents = s.ndoc

@@ -1,7 +1,7 @@
 -- The dictionary (search_lexemes) holds every lexeme of the search documents,
 -- not only those of letters and digits: a prefix is searched as the lexemes
 -- it completes to when they are few (PREFIX_EXPANSION in
--- src/catalog/browse/browse-statements.ts), and that must match what the prefix
+-- src/catalog/browse-statements.ts), and that must match what the prefix
 -- itself matched, compounds included ("running-shoes" is the lexeme
 -- 'running-sho' beside 'run' and 'shoe': only it starts with "runni").
 -- At full scale this adds 6 lexemes (3.3 s to find them).

@@ -6,7 +6,7 @@
 -- with the product's bucket of ids (product_id / 4096, btree_gin), so a
 -- search asks for the matches in one bucket at a time, in id order: GIN
 -- skips through the bucket and every word together, 0.06-0.1 ms a bucket at
--- full scale. SEARCH_BUCKET in src/catalog/browse/browse-statements.ts is this
+-- full scale. SEARCH_BUCKET in src/catalog/browse-statements.ts is this
 -- 4096 (test/graphql/search-buckets.test.ts checks they agree). A condition
 -- on the words alone still uses these indexes (GIN answers any subset of
 -- its columns), so they replace the four plain ones.

@@ -7,5 +7,5 @@
 -- The lookup now takes the nearest few by trigram distance and picks by
 -- edit distance (levenshtein, from fuzzystrmatch, shipped with Postgres like
 -- pg_trgm), a swap of two letters counting as one edit
--- (src/catalog/browse/browse-statements.ts, resolveStatement).
+-- (src/catalog/browse-statements.ts, resolveStatement).
 CREATE EXTENSION IF NOT EXISTS fuzzystrmatch;

@@ -13,7 +13,7 @@
 -- they are computed changes. The weights, which were set by
 -- product_search_documents, are now set here: A name, B category, C slogan
 -- and feature values, D description (SEARCH_WEIGHTS in
--- src/catalog/browse/browse-statements.ts). The tiers are concatenated left to
+-- src/catalog/browse-statements.ts). The tiers are concatenated left to
 -- right as before (a || b || c || d), each once.
 
 CREATE OR REPLACE FUNCTION refresh_product_browse(product_ids integer[], lock_products boolean DEFAULT true) RETURNS void
