@@ -20,9 +20,15 @@ declare module 'vitest' {
   }
 }
 
-/** What a run left in its temporary folder: a line per entry, with what is inside a folder. */
+/**
+ * What a run left in its temporary folder: a line per entry, with what is
+ * inside a folder. A test file's own folder left empty is not counted: a file
+ * whose tests were all skipped (an on-demand measurement, a tool this machine
+ * lacks) runs no hook, so its check (./temp-check.ts) never removed it.
+ */
 function leftBehind(root: string): string[] {
-  return fs.readdirSync(root).map((name) => {
+  const emptyFileFolder = (name: string) => name.startsWith('file-') && fs.statSync(path.join(root, name)).isDirectory() && fs.readdirSync(path.join(root, name)).length === 0;
+  return fs.readdirSync(root).filter((name) => !emptyFileFolder(name)).map((name) => {
     const full = path.join(root, name);
     const inside = fs.statSync(full).isDirectory() ? fs.readdirSync(full).slice(0, 5) : [];
     return inside.length ? `${name}/ (${inside.join(', ')}${inside.length === 5 ? ', …' : ''})` : name;
