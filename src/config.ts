@@ -4,6 +4,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { LEGACY_CLIENT_DEFAULTS, type LegacyClientOptions, parseHeaderLine, resolveLegacyClientOptions } from './legacy/options.ts';
+import { SAMPLERS, type TracesConfig } from './tracing/sdk.ts';
+
+export type { TracesConfig };
 
 /**
  * When the response cache looks a response up and stores it
@@ -131,6 +134,8 @@ export type RedisTarget =
 export interface Config {
   /** LEGACY_SOURCE_URL set: sidecar mode; undefined: the API is the source of truth (the default). */
   sidecar: SidecarConfig | undefined;
+  /** OpenTelemetry traces (the OTEL_* variables); undefined: off, no SDK loaded (the default). */
+  traces: TracesConfig | undefined;
   live: LiveConfig;
   cors: CorsConfig;
   httpCache: HttpCacheConfig;
@@ -543,6 +548,7 @@ function readSettings(read: Reader): Config {
   const introspection = read.oneOf('GRAPHQL_INTROSPECTION', developmentOnly, ['on', 'off'] as const);
   return {
     sidecar: undefined,
+    traces: undefined,
     pgOptions: read.string('PGOPTIONS', '') || undefined,
     workerDatabaseUrl: read.optionalUrl(WORKER_DATABASE_URL, ['postgres:', 'postgresql:']),
     cors: {
@@ -738,6 +744,7 @@ export function loadConfig(env: Env = process.env): Config {
   checkCombinations(read, config);
   readLiveConnections(read, config);
   config.sidecar = readSidecar(read);
+  config.traces = readTraces(read);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
 }
@@ -812,4 +819,47 @@ function readSidecar(read: Reader): SidecarConfig | undefined {
     read.problem(`LEGACY_* settings: ${(error as Error).message}`);
   }
   return { client: { baseUrl, headers, ...client }, syncIntervalSeconds, sync, pageSize, recentIds };
+}
+
+/** `k=v,k2=v2` with percent-encoded values (OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_HEADERS); a bad entry is reported by position (it may hold a token). */
+function keyValueList(read: Reader, name: string, text: string): Record<string, string> {
+  const list: Record<string, string> = {};
+  text.split(',').forEach((entry, i) => {
+    if (entry.trim() === '') return;
+    const at = entry.indexOf('=');
+    try {
+      if (at <= 0) throw new Error('no key');
+      list[decodeURIComponent(entry.slice(0, at).trim())] = decodeURIComponent(entry.slice(at + 1).trim());
+    } catch {
+      read.problem(`${name}: entry ${i + 1} is not key=value (percent-encoded)`);
+    }
+  });
+  return list;
+}
+
+/**
+ * OpenTelemetry traces: on when an OTLP endpoint is named or
+ * OTEL_TRACES_EXPORTER=otlp, off with OTEL_TRACES_EXPORTER=none or
+ * OTEL_SDK_DISABLED=true whatever else is set. The default sampler keeps 5% of
+ * new traces (and follows the caller's decision when a traceparent came).
+ */
+function readTraces(read: Reader): TracesConfig | undefined {
+  const exporter = read.oneOf('OTEL_TRACES_EXPORTER', 'unset', ['unset', 'otlp', 'none'] as const);
+  const disabled = read.oneOf('OTEL_SDK_DISABLED', 'false', ['true', 'false'] as const) === 'true';
+  const endpoint = read.optionalUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const tracesEndpoint = read.optionalUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  read.oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', 'http/protobuf', ['http/protobuf'] as const);
+  const sampler = read.oneOf('OTEL_TRACES_SAMPLER', 'parentbased_traceidratio', SAMPLERS);
+  const ratio = read.number('OTEL_TRACES_SAMPLER_ARG', 0.05, 0, 1);
+  const resourceAttributes = keyValueList(read, 'OTEL_RESOURCE_ATTRIBUTES', read.string('OTEL_RESOURCE_ATTRIBUTES', ''));
+  const serviceName = read.string('OTEL_SERVICE_NAME', resourceAttributes['service.name'] ?? 'catalogue-api');
+  // Never echoed: they usually hold a token.
+  const headers = {
+    ...keyValueList(read, 'OTEL_EXPORTER_OTLP_HEADERS', read.string('OTEL_EXPORTER_OTLP_HEADERS', '')),
+    ...keyValueList(read, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', read.string('OTEL_EXPORTER_OTLP_TRACES_HEADERS', '')),
+  };
+  const on = exporter === 'otlp' || (exporter === 'unset' && (endpoint !== undefined || tracesEndpoint !== undefined));
+  if (!on || disabled) return undefined;
+  const url = tracesEndpoint ?? `${(endpoint ?? 'http://localhost:4318').replace(/\/+$/, '')}/v1/traces`;
+  return { url, headers, sampler, ratio, serviceName, resourceAttributes };
 }

@@ -40,6 +40,9 @@ import { type LogDestination, loggerOptions } from './observability/logging.ts';
 import { containsApiKey } from './util/api-key-format.ts';
 import { CatalogueMetrics } from './observability/metrics.ts';
 import { registerObservability } from './observability/plugin.ts';
+import { traceRequests } from './observability/request-traces.ts';
+import { startTraces } from './tracing/sdk.ts';
+import { traces } from './tracing/spans.ts';
 import { AdminAccess } from './observability/admin-access.ts';
 import { createAccessControl } from './auth/create-access-control.ts';
 import type { AccessControl } from './auth/access.ts';
@@ -316,7 +319,11 @@ async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl:
 }
 
 export async function buildServer(config: Config, databaseUrl: string, options: ServerOptions = {}): Promise<App> {
+  // Traces (OTEL_* variables): the SDK starts before anything that writes spans is made; off, it is never loaded.
+  const tracing = config.traces ? await startTraces(config.traces) : undefined;
   const app = createFastify(config, options);
+  // First of every hook: the request's span is open before anything else runs for it.
+  if (traces.tracer) traceRequests(app, traces.tracer);
   const database = await connectCatalogue(app, config, databaseUrl);
   const { service, feed, cache, replicas, metrics, queries, memo, browse, pages } = await catalogueParts(app, config, databaseUrl, database);
 
@@ -388,6 +395,8 @@ export async function buildServer(config: Config, databaseUrl: string, options: 
     config, schema, feed, access, pages, browse, service: writes, trustedDocuments, metrics,
     reads: poolReads(database.pool), statements: database.statements,
   }) : undefined;
+  // Registered last, so it closes last (hooks run in order of registration): spans of the closing are exported too.
+  if (tracing) app.addHook('onClose', async () => tracing.shutdown());
   return { live, app, database, service, pages, cache, metrics, replicas, access, admin, sidecar, apollo, fastPath, memo };
 }
 

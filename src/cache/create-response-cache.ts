@@ -8,6 +8,8 @@ import { MemoryStore } from './memory-store.ts';
 import { RedisStore } from './redis-store.ts';
 import { type ChangeListening, ResponseCache } from './response-cache.ts';
 import { throttled } from '../util/throttled.ts';
+import { traces } from '../tracing/spans.ts';
+import { tracedLookups, tracedStore } from './traced-cache.ts';
 
 /** With `feed`, writes heard through it are never served stale, and nothing is served while it is not listening. */
 export function createResponseCache(config: Config, warn: (message: string, error: unknown) => void, feed?: ChangeListening): ResponseCache | undefined {
@@ -16,5 +18,9 @@ export function createResponseCache(config: Config, warn: (message: string, erro
   const store = config.redis
     ? new RedisStore({ target: config.redis, prefix: config.cachePrefix, timeoutMs: config.redisTimeoutMs, onError: (error) => log('Redis connection problem', error) })
     : new MemoryStore();
-  return new ResponseCache(store, { ttlSeconds: config.cacheTtlSeconds, warn: log, feed, localBytes: config.cacheLocalBytes, soleWriter: config.soleWriter, admission: config.cacheAdmission });
+  // With traces on, lookups and stores are spans (traced-cache.ts); off, the cache is made as it always was.
+  const traced = traces.tracer !== undefined;
+  const cache = new ResponseCache(traced ? tracedStore(store, config.redis ? 'redis' : 'memory') : store,
+    { ttlSeconds: config.cacheTtlSeconds, warn: log, feed, localBytes: config.cacheLocalBytes, soleWriter: config.soleWriter, admission: config.cacheAdmission });
+  return traced ? tracedLookups(cache) : cache;
 }

@@ -9,6 +9,7 @@
 // follows a failover (Sentinel's +switch-master) at once.
 import { type Command, Redis, type RedisOptions } from 'ioredis';
 import { CommandDeadlines } from './command-deadlines.ts';
+import { SpanKind, childSpan, failed, traces } from '../tracing/spans.ts';
 import type { RedisTarget, SentinelAddress } from '../config.ts';
 
 export type { RedisTarget, SentinelAddress };
@@ -58,11 +59,26 @@ export function connectRedis(options: RedisClientOptions): Redis {
   return client;
 }
 
+/**
+ * With traces on, a command sent inside a recorded span is a span of its own
+ * (its name, never its key or value), ended when Redis answers or the
+ * command fails (its deadline included).
+ */
+function commandSpan(command: Command): void {
+  const span = childSpan(command.name.toUpperCase(), { 'db.system.name': 'redis', 'db.operation.name': command.name.toUpperCase() }, SpanKind.CLIENT);
+  if (!span) return;
+  command.promise.then(() => span.end(), (error: unknown) => {
+    failed(span, error);
+    span.end();
+  });
+}
+
 /** Every command the client sends (pipelined ones too: they pass here one by one) fails after the bound. */
 function boundCommands(client: Redis, deadlines: CommandDeadlines): void {
   const send = client.sendCommand.bind(client);
   client.sendCommand = (command: Command, ...rest: unknown[]) => {
     deadlines.watch(command);
+    if (traces.tracer) commandSpan(command);
     return (send as (command: Command, ...rest: unknown[]) => unknown)(command, ...rest);
   };
 }

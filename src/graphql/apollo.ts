@@ -21,6 +21,8 @@ import type { HttpCaching } from '../http/http-caching.ts';
 import type { GraphQLSchema } from 'graphql';
 import type { PreparedOperations } from './prepared-operations.ts';
 import { declared } from './fast-path.ts';
+import { tracesPlugin } from './traces-plugin.ts';
+import { traces } from '../tracing/spans.ts';
 
 export interface ApolloOptions {
   exposeErrors: boolean;
@@ -92,6 +94,8 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
       declared('internalErrors', logInternalErrors((details, message) => app.log.error(details, message))),
       declared('httpStatus', httpStatusPlugin()),
       ...(options.cache ? [declared('responseCache', responseCachePlugin(options.cache, operations))] : []),
+      // Parsing and validation spans, only with traces on (src/tracing/).
+      ...(traces.tracer ? [declared('traces', tracesPlugin<GraphQLContext>())] : []),
     ],
   });
 }

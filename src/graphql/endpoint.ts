@@ -15,7 +15,8 @@ import { graphqlCaller } from './access-plugin.ts';
 import type { GraphQLContext } from './context.ts';
 import { FastPath } from './fast-path.ts';
 import { type IdeOptions, registerIde } from './ide.ts';
-import { recordOperation } from '../observability/graphql-operations.ts';
+import { ANONYMOUS_OPERATION, type OperationRecord, recordOperation } from '../observability/graphql-operations.ts';
+import { inSpan, type Span, traces } from '../tracing/spans.ts';
 import type { PreparedOperations } from './prepared-operations.ts';
 
 /** The parameters of GET /graphql. */
@@ -37,6 +38,15 @@ export interface GraphqlEndpointOptions {
   ide: IdeOptions;
 }
 
+/** The operation span's name and attributes (graphql.operation.*, the document's hash; never variables), once the operation is known. */
+function describeOperation(span: Span, operation: OperationRecord | null): void {
+  if (!operation?.resolved) return;
+  const name = operation.name ?? ANONYMOUS_OPERATION;
+  span.updateName(`${operation.type ?? 'query'} ${name}`);
+  span.setAttributes({ 'graphql.operation.name': name, 'graphql.operation.type': operation.type ?? 'query', 'catalogue.graphql.errors': operation.errors });
+  if (operation.hash) span.setAttribute('graphql.document.hash', operation.hash);
+}
+
 /** Registers /graphql (and the IDE's assets); returns the fast path, when there is one. */
 export function registerGraphqlEndpoint(app: FastifyInstance, options: GraphqlEndpointOptions): FastPath | undefined {
   const { operations, access, httpCaching, counted } = options;
@@ -46,9 +56,20 @@ export function registerGraphqlEndpoint(app: FastifyInstance, options: GraphqlEn
   // A request the fast path handed over (a refusal, a result with errors) runs in the context it began.
   const apollo = fastifyApolloHandler(options.apollo, { context: async (request) => fastPath?.contextOf(request) ?? options.context(request) });
   /** The answer to a GraphQL request: the fast path's, else Apollo's, inside the request's statement-counting scope. */
-  async function answer(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+  async function untraced(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     if (fastPath && await fastPath.answer(request, reply)) return reply;
     return counted(request, async () => apollo.call(this, request, reply));
+  }
+  /** The same, in the operation's span when traced: both paths, cache hits included, under one span named after the operation. */
+  function answer(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    if (!traces.tracer) return untraced.call(this, request, reply);
+    return inSpan('graphql', {}, async (span) => {
+      try {
+        return await untraced.call(this, request, reply);
+      } finally {
+        if (span) describeOperation(span, request.graphqlOperation);
+      }
+    });
   }
   const sendBrowserPage = registerIde(app, options.ide);
   const identifyCaller = graphqlCaller(access);

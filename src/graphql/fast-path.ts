@@ -44,6 +44,7 @@ import { type GraphQLContext, shownTags } from './context.ts';
 import { earlyMediaType } from './http-status.ts';
 import type { PreparedOperation, PreparedOperations } from './prepared-operations.ts';
 import { cacheEntry } from './response-cache-plugin.ts';
+import { executed } from './traces-plugin.ts';
 
 /**
  * Every plugin Apollo runs for /graphql, and what the fast path does in its
@@ -64,6 +65,7 @@ export const FAST_PATH_PLUGINS = {
   internalErrors: 'nothing to do: a result with errors goes to Apollo',
   httpStatus: 'answers only results without errors: 200, as the plugin makes them',
   responseCache: 'asks the same cache with the same key (ResponseCache.obtain, one single flight) and stores the same entry (cacheEntry)',
+  traces: 'nothing to do: parsing and validation spans, and the fast path does neither (the cost and execution spans are written where both paths check and run)',
 } as const;
 
 export type FastPathPlugin = keyof typeof FAST_PATH_PLUGINS;
@@ -227,6 +229,7 @@ export class FastPath {
         record.resolved = true;
         record.name = prepared.operation?.name?.value;
         record.type = 'query';
+        record.hash = prepared.hash;
         this.headers(request, reply, prepared, decision, obtained.response.tags);
         reply.header('x-cache', obtained.outcome);
         // Computed when it was stored (cacheEntry); the GET route's onSend hook uses it.
@@ -242,9 +245,10 @@ export class FastPath {
     context.operation.resolved = true;
     context.operation.name = prepared.operation?.name?.value;
     context.operation.type = 'query';
+    context.operation.hash = prepared.hash;
     let result;
     try {
-      result = await this.options.counted(request, async () => compiled.query(undefined, context, checks.coerced));
+      result = await this.options.counted(request, async () => executed(() => compiled.query(undefined, context, checks.coerced)));
     } catch (error) {
       settle?.(undefined);
       throw error;

@@ -24,12 +24,14 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { canonicalJson } from '../util/canonical-json.ts';
+import { childSpan, traces } from '../tracing/spans.ts';
 import { type CachePolicy, cachePolicy } from './cache-hints.ts';
 import type { GraphQLContext } from './context.ts';
 import { costOf, costUnits, isCheapRead, readsByKey } from './cost.ts';
 import { type ArgumentCaps, argumentCapError } from './limits/argument-caps.ts';
 import { limitExceeded } from './limits/limit-error.ts';
 import { type OperationShape, operationShape } from './limits/operation-shape.ts';
+import { executed } from './traces-plugin.ts';
 
 type Variables = Record<string, unknown>;
 
@@ -117,8 +119,18 @@ export class PreparedOperation {
     return this.byKeyMemo ??= this.operation !== undefined && readsByKey(this.document, this.operation);
   }
 
-  /** What these variables (as sent) make of it: coerced once, then the argument caps and the cost. */
+  /** What these variables (as sent) make of it (a graphql.cost span when traced, for both paths). */
   check(sent: Variables | null | undefined): RequestChecks {
+    if (!traces.tracer) return this.checkVariables(sent);
+    const span = childSpan('graphql.cost', {});
+    const checks = this.checkVariables(sent);
+    span?.setAttributes({ 'catalogue.graphql.cost': checks.cost, 'catalogue.graphql.refused': checks.refusal !== undefined || checks.errors !== undefined });
+    span?.end();
+    return checks;
+  }
+
+  /** Coerced once, then the argument caps and the cost. */
+  private checkVariables(sent: Variables | null | undefined): RequestChecks {
     const operation = this.operation;
     if (!operation) return { coerced: sent ?? {}, errors: undefined, refusal: undefined, cost: 0, units: costUnits(0, this.limits.costUnit), cheap: false };
     const coercion = getVariableValues(this.schema, operation.variableDefinitions ?? [], sent ?? {}, { maxErrors: 25 });
@@ -270,7 +282,7 @@ export class PreparedOperations {
             const context = requestContext.context as GraphQLContext;
             const { coerced, errors } = this.checksFor(requestContext, context);
             if (errors) return { errors };
-            return withGraphQLErrors(await compiled.query(undefined, context, coerced));
+            return withGraphQLErrors(await executed(() => compiled.query(undefined, context, coerced)));
           },
         };
       },

@@ -41,6 +41,7 @@ import { LegacyCircuitOpenError, LegacyClientClosedError, LegacyUnavailableError
 import { attempt, type AttemptResult } from './http-attempt.ts';
 import { type LegacyClientOptions, type ResolvedLegacyClientOptions, resolveLegacyClientOptions } from './options.ts';
 import { type BudgetSnapshot, type Priority, RequestBudget } from './request-budget.ts';
+import { tracedAttempt } from './traced-attempt.ts';
 
 export type { Priority } from './request-budget.ts';
 
@@ -191,7 +192,11 @@ export class LegacyClient {
       this.counters.sent++;
       let result;
       try {
-        result = await attempt({ url, method, headers, body, timeoutMs: o.timeoutMs, agent: idempotent ? this.readAgent : this.writeAgent, clock: this.clock, signal, onSent: permit.sent });
+        // With traces on: a span per attempt, and its traceparent sent (traced-attempt.ts).
+        result = await tracedAttempt(method, url, attempts, (traceHeaders) => attempt({
+          url, method, headers: traceHeaders ? { ...headers, ...traceHeaders } : headers, body, timeoutMs: o.timeoutMs,
+          agent: idempotent ? this.readAgent : this.writeAgent, clock: this.clock, signal, onSent: permit.sent,
+        }));
       } catch (error) {
         permit.release();
         throw error;

@@ -14,6 +14,8 @@ export interface OperationRecord {
   type: string | undefined;
   /** GraphQL errors in the response (client and internal). */
   errors: number;
+  /** The document's SHA-256 (as persisted queries name it), once resolved: its trace's graphql.document.hash. */
+  hash?: string;
 }
 
 declare module 'fastify' {
@@ -40,9 +42,10 @@ export function operationRecordPlugin<Context extends { operation: OperationReco
     async requestDidStart({ contextValue }) {
       const record = contextValue.operation;
       return {
-        async didResolveOperation({ operation }) {
+        async didResolveOperation({ operation, queryHash }) {
           if (!operation) return;
           record.resolved = true;
+          record.hash = queryHash;
           // Only names from a parsed document: never a client's free-form operationName.
           record.name = operation.name?.value;
           record.type = operation.operation;

@@ -172,6 +172,8 @@ export class CompletionLog extends LogController {
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
       sqlStatements: request.sqlStatements?.count,
       cache: reply.getHeader('x-cache'),
+      // With traces on (request-traces.ts): the trace this request's spans belong to.
+      traceId: request.trace?.traceId,
       ...(operation ? {
         operation: operation.resolved ? operation.name ?? ANONYMOUS_OPERATION : undefined,
         operationType: operation.type,

@@ -13,12 +13,13 @@ export function configVariables(): Set<string> {
 /**
  * The variables that hold secrets: read as secrets (`read.secret`), URLs of
  * Postgres or Redis (they carry passwords), and the legacy service's header
- * line (it carries a token; config.ts never echoes it).
+ * line and the OTLP export headers (they carry tokens; config.ts never echoes them).
  */
 export function secretVariables(): Set<string> {
   const secrets = [...CONFIG_SOURCE.matchAll(/read\.secret\(\s*'([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]!);
   const urls = [...CONFIG_SOURCE.matchAll(/read\.(?:optionalUrl|urlList)\(\s*'([A-Z][A-Z0-9_]+)',\s*\[([^\]]*)\]/g)]
     .filter((match) => /'(postgres|redis):'/.test(match[2]!))
     .map((match) => match[1]!);
-  return new Set([...secrets, ...urls, 'LEGACY_SOURCE_HEADER']);
+  // OTLP export headers carry a collector's or vendor's token the same way.
+  return new Set([...secrets, ...urls, 'LEGACY_SOURCE_HEADER', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS']);
 }

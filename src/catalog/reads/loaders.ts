@@ -3,6 +3,7 @@
 // missing key gets null or an empty list. Rows fetched by a list query prime
 // the product loader so the same product is never fetched twice.
 import DataLoader from 'dataloader';
+import { inSpan, traces } from '../../tracing/spans.ts';
 import type { CatalogQueries, Feature, Photo, Product, ProductPage, ProductWithFeatures, Related, Sku, Style } from './queries.ts';
 import { groupByPageKey, type PageKey, pageCacheKey } from './nested-pages.ts';
 
@@ -65,6 +66,16 @@ export function createLoaders(queries: CatalogQueries, observeBatch?: BatchObser
 const options = { maxBatchSize: MAX_BATCH_SIZE };
 
 /**
+ * One batch of a loader, a span when traced (dataloader.batch <loader>, its
+ * size; never the keys): its statement is its child, and the time between a
+ * resolver asking and the batch going out shows as the gap before it.
+ */
+function batchSpan<T>(name: LoaderName, size: number, run: () => Promise<T>): Promise<T> {
+  if (!traces.tracer) return run();
+  return inSpan(`dataloader.batch ${name}`, { 'catalogue.dataloader.name': name, 'catalogue.dataloader.batch_size': size }, run);
+}
+
+/**
  * Each loader is made when a request first asks for it: a request uses one
  * or a few of them (a REST read one), and making all of them would be most of
  * what a small request's loaders cost.
@@ -85,7 +96,7 @@ class Loaders implements CatalogLoaders {
     return (ids: readonly number[]) => {
       this.observeBatch?.(name, ids.length);
       if (keyedByProduct) for (const id of ids) this.touchedProducts.add(id);
-      return run(ids);
+      return batchSpan(name, ids.length, () => run(ids));
     };
   }
 
@@ -115,7 +126,7 @@ class Loaders implements CatalogLoaders {
     return new DataLoader<PageKey, V[], string>((keys) => {
       this.observeBatch?.(name, keys.length);
       for (const key of keys) this.touchedProducts.add(key.productId);
-      return run(keys);
+      return batchSpan(name, keys.length, () => run(keys));
     }, { ...options, cacheKeyFn: pageCacheKey });
   }
 
@@ -166,7 +177,7 @@ class Loaders implements CatalogLoaders {
   get style() {
     return this.made.style ??= new DataLoader<number, Style | null>(async (ids) => {
       this.observeBatch?.('style', ids.length);
-      const rows = await this.queries.stylesByIds(ids);
+      const rows = await batchSpan('style', ids.length, () => this.queries.stylesByIds(ids));
       // A cached answer showing a style must go when its product changes.
       for (const row of rows) this.touchedProducts.add(row.productId);
       const byId = new Map(rows.map((row) => [row.id, row]));

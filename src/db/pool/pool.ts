@@ -3,6 +3,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { withSessionSettings } from './session-settings.ts';
+import { tracedQuery, tracePoolCheckouts } from './traced-statements.ts';
+import { traces } from '../../tracing/spans.ts';
 
 /** Counts statements issued inside one scope (a request), plus a global total. */
 export class StatementCounter {
@@ -113,9 +115,12 @@ export function countedPool(statements: StatementCounter, config: pg.PoolConfig,
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       statements.record();
-      return query(...(options.unnamedStatements ? unnamed(args) : args));
+      const sent = options.unnamedStatements ? unnamed(args) : args;
+      // With traces on, each statement a span (traced-statements.ts).
+      return traces.tracer ? tracedQuery(query, sent, args) : query(...sent);
     };
   });
+  if (traces.tracer) tracePoolCheckouts(pool);
   pool.on('error', () => {}); // a dropped idle connection; the next query reports real problems
   return pool;
 }

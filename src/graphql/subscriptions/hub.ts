@@ -27,6 +27,7 @@
 import { type DocumentNode, execute, type ExecutionResult, GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { GraphQLContext } from '../context.ts';
 import type { ProductChangeEvent } from './event.ts';
+import { heardAt, liveBatch, liveJob } from './live-traces.ts';
 
 /** What a subscriber is sent: a GraphQL result, its errors already formatted for clients. */
 export interface LivePayload {
@@ -131,6 +132,8 @@ export class LiveHub {
   private retry = new Set<Job>();
   private retryTimer: NodeJS.Timeout | undefined;
   private scheduled = false;
+  /** With traces on: when the first change the next batch carries was heard (live-traces.ts). */
+  private heardAt: number | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
   /** Subscribers with pending results their transport has not taken. */
@@ -188,12 +191,16 @@ export class LiveHub {
   /** Committed changes of these products (from the change feed). */
   changed(ids: readonly number[]): void {
     for (const id of ids) if (this.dependents.has(id)) this.pendingIds.add(id);
-    if (this.pendingIds.size > 0) this.schedule();
+    if (this.pendingIds.size > 0) {
+      this.heardAt = heardAt(this.heardAt);
+      this.schedule();
+    }
   }
 
   /** Anything may have changed (the feed reconnected, or a catalogue reload): every job runs and every subscriber gets its state. */
   everything(): void {
     if (this.selections.size === 0) return;
+    this.heardAt = heardAt(this.heardAt);
     this.pendingEverything = true;
     this.schedule();
   }
@@ -297,10 +304,13 @@ export class LiveHub {
 
   private async batch(): Promise<void> {
     const runs = this.takeRuns();
+    const heard = this.heardAt;
+    this.heardAt = undefined;
     if (runs.size === 0) return;
     this.stats.batches++;
     // Started in one turn of the event loop: their reads share statements.
-    await Promise.all([...runs].map(([job, run]) => this.runJob(job, run)));
+    await liveBatch(heard, runs.size, () => Promise.all([...runs].map(([job, run]) =>
+      liveJob(job.selection.operation.operationName, job.subscribers.size, () => this.runJob(job, run)))));
   }
 
   private async runJob(job: Job, run: Run): Promise<void> {
