@@ -41,6 +41,7 @@ import type { LegacyClient, LegacyResponse } from '../legacy/legacy-client.ts';
 import type { RecentIds } from './recent-ids.ts';
 import { parseSnapshot, SnapshotFormatError, type SourceSnapshot } from './snapshot.ts';
 import { saysProductGone } from '../catalog/writes/source.ts';
+import { inRootSpan } from '../tracing/spans.ts';
 
 /** pg_try_advisory_lock key of the sync ("LEGS" in ASCII). */
 export const SYNC_LOCK_KEY = 0x4c454753;
@@ -365,7 +366,8 @@ export class SyncWorker {
     this.inProgress.add(id);
     let done = false;
     try {
-      await this.verify(id, kind === 'discovered' ? () => this.fetchedNew(id) : undefined);
+      // With traces on, each verification is a trace of its own (sampled as requests are): its legacy requests and statements.
+      await inRootSpan('legacy.sync.verify', { 'catalogue.legacy.sync.kind': kind }, () => this.verify(id, kind === 'discovered' ? () => this.fetchedNew(id) : undefined));
       done = true;
     } catch (error) {
       // One product the legacy service answers badly (a 500 after the retries,

@@ -11,6 +11,10 @@ import { traces } from '../../src/tracing/spans.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createTestClient, GRAPHQL_ACCEPT, type TestClient, useTestCatalogue } from '../support/catalogue-app.ts';
 import { CapturedLog } from '../support/captured-log.ts';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { trace } from '@opentelemetry/api';
+import { LegacyClient } from '../../src/legacy/legacy-client.ts';
 
 const catalogue = useTestCatalogue();
 
@@ -167,6 +171,32 @@ describe('context', () => {
     expect(String(response.headers.traceresponse)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(exporter.getFinishedSpans().slice(ended).filter((span) => span.spanContext().traceId === traceId)).toEqual([]);
+  });
+});
+
+describe('the sidecar\'s legacy requests', () => {
+  it('are client spans of the trace they serve, and carry its traceparent', async () => {
+    const seen: (string | undefined)[] = [];
+    const legacy = http.createServer((request, response) => {
+      seen.push(request.headers.traceparent as string | undefined);
+      response.setHeader('content-type', 'application/json').end('[]');
+    });
+    await new Promise<void>((resolve) => legacy.listen(0, '127.0.0.1', resolve));
+    const legacyClient = new LegacyClient({ baseUrl: `http://127.0.0.1:${(legacy.address() as AddressInfo).port}`, maxRps: 1000 });
+    try {
+      await trace.getTracer('test').startActiveSpan('request', async (span) => {
+        await legacyClient.get('/products?page=1&count=5');
+        span.end();
+      });
+      const parent = exporter.getFinishedSpans().find((span) => span.name === 'request')!;
+      const attempt = exporter.getFinishedSpans().find((span) => span.name === 'GET' && parentOf(span) === parent.spanContext().spanId)!;
+      expect(attempt.attributes).toMatchObject({ 'http.request.method': 'GET', 'server.address': '127.0.0.1', 'http.response.status_code': 200 });
+      expect(seen).toEqual([`00-${attempt.spanContext().traceId}-${attempt.spanContext().spanId}-01`]);
+      expectNoValues([attempt]);
+    } finally {
+      legacyClient.close();
+      await new Promise((resolve) => legacy.close(resolve));
+    }
   });
 });
 
