@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { LegacyClient } from '../../src/legacy/legacy-client.ts';
+import { sseClient, subscribeSse } from '../support/live-clients.ts';
 
 const catalogue = useTestCatalogue();
 
@@ -171,6 +172,33 @@ describe('context', () => {
     expect(String(response.headers.traceresponse)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(exporter.getFinishedSpans().slice(ended).filter((span) => span.spanContext().traceId === traceId)).toEqual([]);
+  });
+});
+
+describe('subscriptions', () => {
+  it('a change heard is a live.batch trace of its own, from the NOTIFY to the push, with each job and its statements', async () => {
+    await client!.app.listen({ host: '127.0.0.1', port: 0 });
+    const address = client!.app.server.address() as AddressInfo;
+    const sse = sseClient(`http://127.0.0.1:${address.port}`);
+    const { received, dispose } = subscribeSse(sse, { query: 'subscription Live($ids: [ID!]!) { productChanged(ids: $ids) { id product { name } } }', variables: { ids: [PRODUCT_ID] }, operationName: 'Live' });
+    try {
+      await received.until((r) => r.latest(PRODUCT_ID) !== undefined, 10_000, 'the current state');
+      const ended = exporter.getFinishedSpans().length;
+      await catalogue.direct.rows(`UPDATE products SET name = 'Traced' WHERE id = $1`, [Number(PRODUCT_ID)]);
+      await received.until((r) => r.latest(PRODUCT_ID)?.name === 'Traced', 10_000, 'the change');
+      const spans = exporter.getFinishedSpans().slice(ended);
+      const job = spans.find((span) => span.name === 'live.job Live')!;
+      expect(job.attributes).toMatchObject({ 'graphql.operation.type': 'subscription', 'graphql.operation.name': 'Live', 'catalogue.live.subscribers': 1 });
+      const batch = spans.find((span) => span.spanContext().spanId === parentOf(job))!;
+      expect(batch.name).toBe('live.batch');
+      expect(parentOf(batch)).toBeUndefined();
+      const inTrace = spans.filter((span) => span.spanContext().traceId === batch.spanContext().traceId);
+      expect(inTrace.some((span) => span.attributes['db.system.name'] === 'postgresql' && span.kind === 2 /* CLIENT */ && span.name !== 'pg.pool.connect')).toBe(true);
+      expectNoValues(inTrace);
+    } finally {
+      dispose();
+      await sse.dispose();
+    }
   });
 });
 
