@@ -59,8 +59,9 @@ function render(spans: ReceivedSpan[], title: string): string {
   const end = Math.max(...spans.map((span) => span.endUnixNano));
   const total = Math.max(end - start, 1);
   const label = 330;
-  const width = 1000;
-  const bars = width - label - 20;
+  const width = 1100;
+  // Bars, then a column for each span's duration and notes.
+  const bars = width - label - 230;
   const rowHeight = 22;
   const height = 60 + rows.length * rowHeight + 30;
   const x = (ns: number) => label + ((ns - start) / total) * bars;
@@ -72,12 +73,12 @@ function render(spans: ReceivedSpan[], title: string): string {
     const color = span.name.startsWith('dataloader') ? '#7b61ff' : /^[a-z]+[A-Z]|^[A-Z]+$/.test(span.name) || span.name.startsWith('pg.') ? '#e8833a' : span.name.startsWith('cache') ? '#2a9d8f' : span.name.startsWith('graphql') || /^(query|mutation) /.test(span.name) ? '#3a86ff' : '#6c757d';
     return `<text x="${8 + depth * 14}" y="${y + 14}" font-size="12">${escape(span.name)}</text>`
       + `<rect x="${left.toFixed(1)}" y="${y + 3}" width="${barWidth.toFixed(1)}" height="14" fill="${color}" rx="2"/>`
-      + `<text x="${Math.min(left + barWidth + 4, width - 150).toFixed(1)}" y="${y + 14}" font-size="11" fill="#333">${ms.toFixed(2)} ms${note(span) ? ` · ${escape(note(span))}` : ''}</text>`;
+      + `<text x="${label + bars + 12}" y="${y + 14}" font-size="11" fill="#333">${ms.toFixed(2)} ms${note(span) ? ` · ${escape(note(span))}` : ''}</text>`;
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="DejaVu Sans, sans-serif">`
     + `<rect width="100%" height="100%" fill="#fff"/>`
     + `<text x="8" y="24" font-size="14" font-weight="bold">${escape(title)}</text>`
-    + `<text x="${label}" y="42" font-size="11" fill="#555">0 ms</text><text x="${width - 70}" y="42" font-size="11" fill="#555">${(total / 1e6).toFixed(2)} ms</text>`
+    + `<text x="${label}" y="42" font-size="11" fill="#555">0 ms</text><text x="${label + bars - 50}" y="42" font-size="11" fill="#555">${(total / 1e6).toFixed(2)} ms</text>`
     + lines.join('') + '</svg>\n';
 }
 
