@@ -180,7 +180,8 @@ export function topSelfTime(profile: CpuProfile, window: { from: number; to: num
     samples++;
     const { functionName, url, lineNumber } = node.callFrame;
     const file = shortFile(url);
-    const name = file ? `${functionName || '(anonymous)'} (${file}:${lineNumber + 1})` : `${functionName || '(anonymous)'} (native)`;
+    // V8's own entries ((garbage collector), (program)) keep their names; other functions without a file are native code.
+    const name = file ? `${functionName || '(anonymous)'} (${file}:${lineNumber + 1})` : /^\(.*\)$/.test(functionName) ? functionName : `${functionName || '(anonymous)'} (native)`;
     perFunction.set(name, (perFunction.get(name) ?? 0) + 1);
     const where = file === '' ? (/^\(.*\)$/.test(functionName) ? functionName : '(native: V8 and libuv)') : /^(src|bench)\//.test(file) ? file.split('/').slice(0, 2).join('/') : file.startsWith('node:') ? 'node: (built-in modules)' : file;
     perPackage.set(where, (perPackage.get(where) ?? 0) + 1);
