@@ -1,5 +1,5 @@
 // npm run bench:postgraphile -- --postgraphile-dir <dir> [--database-url <url>] [--duration 10s] [--runs 3]
-//                              [--connections 10] [--hot 10000] [--warmup 5s] [--check 5] [--profile] [--save <name>]
+//                              [--connections 10] [--hot 10000] [--warmup 5s] [--check 5] [--profile] [--api-root <dir>] [--save <name>]
 //
 // The product page's speed side by side (issue 47, item 3), in one sitting:
 // one API process (WORKERS=1, NODE_ENV=production) with the cache off, one in
@@ -23,7 +23,9 @@
 // functions by self time. Files in .data/bench/results/<time>-postgraphile/;
 // --save <name> also writes docs/performance/<name>.json. Only reads: the
 // database is never written (the API's start-up migration is a no-op on a
-// migrated catalogue).
+// migrated catalogue). --api-root <dir> measures another checkout's API (its
+// src/main.ts; say a branch being reworked) with this harness, the same way.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -80,6 +82,7 @@ runCommand(async () => {
       check: { type: 'string', default: '5' },
       profile: { type: 'boolean', default: false },
       'profile-only': { type: 'boolean', default: false },
+      'api-root': { type: 'string' },
       save: { type: 'string' },
     } }));
   } catch (error) {
@@ -105,6 +108,9 @@ runCommand(async () => {
   if (save !== undefined && !isPublishedName(save)) throw new UsageError(`--save must be a file name of lower-case letters, digits and dashes (got ${JSON.stringify(save)})`);
   const databaseUrl = values['database-url'];
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError('--database-url must be a postgres:// URL');
+  const apiRoot = values['api-root'] === undefined ? undefined : path.resolve(values['api-root']);
+  if (apiRoot && !fs.existsSync(path.join(apiRoot, 'src/main.ts'))) throw new UsageError(`--api-root ${apiRoot} has no src/main.ts`);
+  const apiCommit = apiRoot ? gitHead(apiRoot) : undefined;
 
   const config = loadConfig();
   const redisUrl = config.redis && 'url' in config.redis ? config.redis.url : 'redis://127.0.0.1:6379';
@@ -116,9 +122,10 @@ runCommand(async () => {
   fs.mkdirSync(path.join(resultsDir, 'raw'), { recursive: true });
   const provenance = startProvenance('bench:postgraphile', process.argv.slice(2), {
     database: new URL(databaseUrl).pathname.slice(1), products, hot: idHot, postgraphile: postgraphileVersion, poolSize,
+    ...(apiRoot ? { api: { root: apiRoot, commit: apiCommit } } : {}),
     summary: `${products.toLocaleString('en-US')} products, one process each (WORKERS=1), wrk with ${connections} connections, ${values.duration} per run, ${runs} interleaved runs, random ids over the whole catalogue (hot set: ids 1..${idHot})`,
   });
-  console.log(`${provenance.data.summary as string}; PostGraphile ${postgraphileVersion} from ${scratch}; Redis ${redisUrl}; files in ${resultsDir}`);
+  console.log(`${provenance.data.summary as string}; the API at ${apiRoot ? `${apiRoot} (${apiCommit})` : 'this checkout'}; PostGraphile ${postgraphileVersion} from ${scratch}; Redis ${redisUrl}; files in ${resultsDir}`);
 
   // The Redis server's pid, when it runs on this machine (its CPU per request is then measured).
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -147,9 +154,9 @@ runCommand(async () => {
     fs.copyFileSync(SERVER_FILE, path.join(scratch, SCRATCH_SERVER));
     const postgraphile = await startPostgraphile(scratch, withApplication('postgraphile'), poolSize);
     started.push(postgraphile);
-    const off = await startApi({ databaseUrl: withApplication('off'), workers: 1, cache: 'off', env: { DATABASE_POOL_SIZE: String(poolSize) } });
+    const off = await startApi({ databaseUrl: withApplication('off'), workers: 1, cache: 'off', root: apiRoot, env: { DATABASE_POOL_SIZE: String(poolSize) } });
     started.push(off);
-    const cached = await startApi({ databaseUrl: withApplication('redis'), workers: 1, cache: 'redis', redisUrl, env: { DATABASE_POOL_SIZE: String(poolSize) } });
+    const cached = await startApi({ databaseUrl: withApplication('redis'), workers: 1, cache: 'redis', redisUrl, root: apiRoot, env: { DATABASE_POOL_SIZE: String(poolSize) } });
     started.push(cached);
     const servers = { off, redis: cached, postgraphile } as const;
     const pids = { off: await pidOf(off), redis: await pidOf(cached), postgraphile: postgraphile.child.pid! };
@@ -237,7 +244,7 @@ runCommand(async () => {
       }
     }
 
-    if (values.profile || values['profile-only']) profiles = await profileApi({ databaseUrl, poolSize, maxId, connections, seconds, warmupSeconds, resultsDir });
+    if (values.profile || values['profile-only']) profiles = await profileApi({ databaseUrl, poolSize, maxId, connections, seconds, warmupSeconds, resultsDir, apiRoot });
   } finally {
     for (const server of started.reverse()) await server.stop().catch(() => {});
   }
@@ -251,6 +258,14 @@ runCommand(async () => {
   if (save) console.log(`\nsaved to ${publish(save, document)}`);
   console.log(`\nresults.json, table.md and raw wrk output in ${resultsDir}`);
 });
+
+function gitHead(root: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
 
 /** PostGraphile from the scratch folder, on a free port; up once it answers a query. */
 async function startPostgraphile(scratch: string, databaseUrl: string, poolSize: number): Promise<SpawnedServer> {
@@ -284,12 +299,12 @@ async function postJson(url: string, body: unknown): Promise<{ data?: any; error
  * POST and one of REST styles (each after a warm-up, each its own process):
  * the top functions by self time over the measured run's samples.
  */
-async function profileApi(options: { databaseUrl: string; poolSize: number; maxId: number; connections: number; seconds: number; warmupSeconds: number; resultsDir: string }): Promise<Record<string, ReturnType<typeof topSelfTime>>> {
+async function profileApi(options: { databaseUrl: string; poolSize: number; maxId: number; connections: number; seconds: number; warmupSeconds: number; resultsDir: string; apiRoot: string | undefined }): Promise<Record<string, ReturnType<typeof topSelfTime>>> {
   const out: Record<string, ReturnType<typeof topSelfTime>> = {};
   for (const [name, scenario] of [['page POST, cache off', 'graphql-product-page'], ['REST styles, cache off', 'rest-styles']] as const) {
     const profileDir = path.join(options.resultsDir, 'profiles', scenario);
     fs.mkdirSync(profileDir, { recursive: true });
-    const api = await startApi({ databaseUrl: options.databaseUrl, workers: 1, cache: 'off', env: { DATABASE_POOL_SIZE: String(options.poolSize), NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } });
+    const api = await startApi({ databaseUrl: options.databaseUrl, workers: 1, cache: 'off', root: options.apiRoot, env: { DATABASE_POOL_SIZE: String(options.poolSize), NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } });
     const env = { BASE_URL: api.url, ID_MIN: '1', ID_MAX: String(options.maxId) };
     let stopMs: number;
     try {
