@@ -264,6 +264,7 @@ export interface Config {
   httpMaxConnections: number;
   /** Connections one client address holds at most (not a proxy TRUST_PROXY trusts: it caps its clients itself). */
   httpMaxConnectionsPerAddress: number;
+  httpNewConnectionsPerAddressPerSecond: number;
   /** Largest `count`/`first` a client may ask for in one page. */
   maxPageSize: number;
   /** `campus` value of legacy REST product objects. */
@@ -605,6 +606,7 @@ function readSettings(read: Reader): Config {
     httpKeepAliveTimeoutMs: read.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
     httpMaxConnections: read.integer('HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     httpMaxConnectionsPerAddress: read.integer('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 1_000, 1, 1_000_000),
+    httpNewConnectionsPerAddressPerSecond: read.integer('HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND', 200, 1, 1_000_000),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',
