@@ -230,7 +230,7 @@ export interface Config {
    * src/catalog/browse/expensive-reads.ts), per process: statements at once (0: no
    * limit), statements waiting at most, and the longest wait; past it, 429.
    */
-  expensiveReads: { concurrency: number; queue: number; maxWaitMs: number };
+  expensiveReads: { concurrency: number; queue: number; maxWaitMs: number; busyPercent: number };
   /** Longest opening one Postgres connection may take (TCP, TLS, authentication) before it counts as unreachable. */
   databaseConnectTimeoutMs: number;
   /** Longest a request waits for a pooled connection (all busy, or one being opened) before it gets a 503. */
@@ -592,6 +592,8 @@ function readSettings(read: Reader): Config {
       concurrency: read.integer('EXPENSIVE_READS_CONCURRENCY', Math.max(1, Math.floor(os.availableParallelism() / 2)), 0, 1_000),
       queue: read.integer('EXPENSIVE_READS_QUEUE', 32, 0, 100_000),
       maxWaitMs: read.integer('EXPENSIVE_READS_MAX_WAIT_MS', 1_000, 1, 60_000),
+      // Half the time: the storm's share of Postgres halves, and with it what a product page beside it waits (docs/browse.md).
+      busyPercent: read.integer('EXPENSIVE_READS_BUSY_PERCENT', 50, 1, 100),
     },
     databaseConnectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     databasePoolQueueTimeoutMs: read.integer('DATABASE_POOL_QUEUE_TIMEOUT_MS', 2_000, 10, 60_000),
