@@ -8,6 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type TestClient, useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
+import { Scrape } from '../support/prometheus.ts';
 
 const CAP = 20;
 const HOG = '127.0.0.1';
@@ -112,6 +113,9 @@ describe('HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND', () => {
       // Within the second, the next (a WebSocket upgrade here) is closed unanswered: no request, no handshake.
       await expect(get(port(), HOG, '/graphql')).rejects.toThrow();
       expect(parsed).toBe(counted);
+      // Counted, nothing more (no request, no log line).
+      const metrics = new Scrape((await client.app.inject({ method: 'GET', url: '/metrics' })).body);
+      expect(metrics.sum('http_connections_refused_total', { reason: 'rate' })).toBe(2);
       // (Its own burst at most.)
       const served = await Promise.all(Array.from({ length: BURST }, () => get(port(), OTHER, path)));
       expect(served.map((r) => r.status)).toEqual(Array(BURST).fill(200));

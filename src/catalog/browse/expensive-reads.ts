@@ -83,8 +83,8 @@ export class ExpensiveReads {
    * Gives the slot back after a rest of `busyMs` × (100 / busyPercent - 1):
    * a storm of them then keeps Postgres busy at most busyPercent of the time
    * per slot, and the keyed reads beside it (a product page) find a core
-   * free that often. The rest is not held by a waiting request's timer:
-   * those still run out at maxWaitMs.
+   * free that often. A read waiting meanwhile still runs out at
+   * maxWaitMs: its wait counts the rest.
    */
   private rest(busyMs: number): void {
     const restMs = busyMs * (100 / this.limits.busyPercent - 1);
