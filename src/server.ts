@@ -47,7 +47,7 @@ import { restGuard } from './auth/rest-guard.ts';
 import { MemoryRateLimiter } from './ratelimit/memory-limiter.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
-import { type ConnectionLimits, limitConnections, timeoutOptions, trustedProxyRule } from './http/connections.ts';
+import { type ConnectionLimits, connectionRefusals, limitConnections, timeoutOptions, trustedProxyRule } from './http/connections.ts';
 import { registerJsonParser } from './http/json-input.ts';
 import { ALL_TAG, CATALOGUE_TAG, HttpCaching } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
@@ -118,6 +118,7 @@ function createFastify(config: Config, options: ServerOptions): FastifyInstance 
     keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
     maxConnections: config.httpMaxConnections,
     maxConnectionsPerAddress: config.httpMaxConnectionsPerAddress,
+    newConnectionsPerAddressPerSecond: config.httpNewConnectionsPerAddressPerSecond,
   };
   const app = Fastify({
     ...loggerOptions(config.logLevel, options.logDestination),
@@ -285,6 +286,7 @@ async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl:
   const expensiveReads = new ExpensiveReads(config.expensiveReads);
   const metrics = new CatalogueMetrics({
     expensiveReads,
+    connectionsRefused: connectionRefusals(app.server),
     pools: { catalogue: database.pool, ...replicas?.replicaPools },
     statements: database.statements,
     cache,

@@ -16,6 +16,12 @@ export interface ExpensiveReadLimits {
   queue: number;
   /** Longest a statement waits for a slot; then it is refused. */
   maxWaitMs: number;
+  /**
+   * The share of its time a slot may be busy, in percent (100: no rest).
+   * Below 100 a slot rests after each statement, in proportion to how long
+   * the statement ran, before the next in line takes it.
+   */
+  busyPercent: number;
 }
 
 /** Why an expensive read was not run: the waiting line was full, or its wait ran out. */
@@ -65,11 +71,25 @@ export class ExpensiveReads {
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.limits.concurrency === 0) return work();
     await this.acquire();
+    const started = performance.now();
     try {
       return await work();
     } finally {
-      this.release();
+      this.rest(performance.now() - started);
     }
+  }
+
+  /**
+   * Gives the slot back after a rest of `busyMs` × (100 / busyPercent - 1):
+   * a storm of them then keeps Postgres busy at most busyPercent of the time
+   * per slot, and the keyed reads beside it (a product page) find a core
+   * free that often. A read waiting meanwhile still runs out at
+   * maxWaitMs: its wait counts the rest.
+   */
+  private rest(busyMs: number): void {
+    const restMs = busyMs * (100 / this.limits.busyPercent - 1);
+    if (restMs < 1) return this.release();
+    setTimeout(() => this.release(), restMs).unref();
   }
 
   private acquire(): Promise<void> | undefined {
