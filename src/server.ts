@@ -283,7 +283,9 @@ async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl:
     app.addHook('onClose', async () => replicas.close());
   }
   // Searches, facet counts and browse pages share one limit per process (src/catalog/browse/expensive-reads.ts).
-  const expensiveReads = new ExpensiveReads(config.expensiveReads);
+  // Its slots rest only after statements that ran beside keyed reads (the batches counted below).
+  let keyedReads = 0;
+  const expensiveReads = new ExpensiveReads(config.expensiveReads, () => keyedReads);
   const metrics = new CatalogueMetrics({
     expensiveReads,
     connectionsRefused: connectionRefusals(app.server),
@@ -292,7 +294,10 @@ async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl:
     cache,
     maxOperationNames: config.metricsMaxOperationNames,
   });
-  const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
+  const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, (statement, requests) => {
+    keyedReads++;
+    metrics.observeCoalescing(statement, requests);
+  });
   // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/browse/resolution-memo.ts).
   const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
   const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, expensiveReads);

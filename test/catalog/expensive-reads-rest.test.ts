@@ -10,8 +10,8 @@ const BUSY_MS = 200;
 const busy = () => new Promise((resolve) => setTimeout(resolve, BUSY_MS));
 
 /** When (ms after the first started) the second of two reads in one slot started. */
-async function secondStart(busyPercent: number): Promise<number> {
-  const reads = new ExpensiveReads({ concurrency: 1, queue: 4, maxWaitMs: 10_000, busyPercent });
+async function secondStart(busyPercent: number, keyedReads?: () => number): Promise<number> {
+  const reads = new ExpensiveReads({ concurrency: 1, queue: 4, maxWaitMs: 10_000, busyPercent }, keyedReads);
   const started = performance.now();
   const first = reads.run(busy);
   const second = reads.run(async () => performance.now() - started);
@@ -25,6 +25,18 @@ describe('EXPENSIVE_READS_BUSY_PERCENT', () => {
     expect(half).toBeGreaterThanOrEqual(2 * BUSY_MS - 5);
     expect(full).toBeGreaterThanOrEqual(BUSY_MS - 5);
     expect(full).toBeLessThan(2 * BUSY_MS - 5);
+  });
+
+  it('rests only when keyed reads ran beside the statement: a storm alone keeps its throughput', async () => {
+    let keyed = 0;
+    const beside = setInterval(() => keyed++, 10);
+    try {
+      const [alone, contended] = await Promise.all([secondStart(50, () => 0), secondStart(50, () => keyed)]);
+      expect(alone).toBeLessThan(2 * BUSY_MS - 5);
+      expect(contended).toBeGreaterThanOrEqual(2 * BUSY_MS - 5);
+    } finally {
+      clearInterval(beside);
+    }
   });
 
   it('a read waiting through the rest still runs out at EXPENSIVE_READS_MAX_WAIT_MS', async () => {

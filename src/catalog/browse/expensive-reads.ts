@@ -50,6 +50,13 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * A count that grows with every keyed read the process sends (a product
+ * page's, a REST route's batches): whether it moved while an expensive read
+ * ran tells whether anything was there to yield to.
+ */
+export type KeyedReadClock = () => number;
+
 /** The limit itself: a counting semaphore with a bounded first-come, first-served line. */
 export class ExpensiveReads {
   readonly limits: ExpensiveReadLimits;
@@ -57,9 +64,12 @@ export class ExpensiveReads {
   readonly refused: Record<RefusalReason, number> = { 'queue full': 0, 'waited too long': 0 };
   private running = 0;
   private readonly waiting: Waiter[] = [];
+  private readonly keyedReads: KeyedReadClock | undefined;
 
-  constructor(limits: ExpensiveReadLimits) {
+  /** Without `keyedReads` a slot rests after every statement; with it, only after one that ran beside keyed reads. */
+  constructor(limits: ExpensiveReadLimits, keyedReads?: KeyedReadClock) {
     this.limits = limits;
+    this.keyedReads = keyedReads;
   }
 
   /** Statements running and waiting now. */
@@ -72,10 +82,13 @@ export class ExpensiveReads {
     if (this.limits.concurrency === 0) return work();
     await this.acquire();
     const started = performance.now();
+    const keyedBefore = this.keyedReads?.();
     try {
       return await work();
     } finally {
-      this.rest(performance.now() - started);
+      // A storm alone (searches only) has nothing to yield to: no rest, full throughput.
+      const contended = keyedBefore === undefined || this.keyedReads!() !== keyedBefore;
+      this.rest(contended ? performance.now() - started : 0);
     }
   }
 
