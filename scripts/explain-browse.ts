@@ -11,7 +11,10 @@ import pg from 'pg';
 import { decodeCursor } from '../src/catalog/browse/browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from '../src/catalog/browse/browse-input.ts';
 import { type BrowseStatement, facetsStatement, pageStatement } from '../src/catalog/browse/browse-statements.ts';
-import { type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from '../src/catalog/browse/search-statements.ts';
+import { resolveStatement } from '../src/search/dictionary/resolve.ts';
+import { type Resolved, resolvedOf } from '../src/search/dictionary/resolved.ts';
+import { searchStatement } from '../src/search/bucket-sort.ts';
+import { searchFacetsStatement } from '../src/search/facets/search-facets.ts';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL');
@@ -113,3 +116,4 @@ for (const words of [['camo', 'onesie'], ['summer'], ['zipper'], ['every'], ['pa
 await explain('facets: search "jacket", in stock, sizes M or L', searchFacetsStatement({ inStock: true, sizes: ['M', 'L'] }, jacket));
 void decodeCursor;
 await client.end();
+
