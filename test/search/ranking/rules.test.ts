@@ -33,8 +33,11 @@ describe('the ranking rules together', () => {
 
   it('read the levels their rules admit, in order, and from a cursor on', () => {
     const one = levelsOf(oneWord(), new Parameters(), []).map((l) => l.classes);
-    // "forest" typed: the whole name, then the name and each wider tier as typed (one word: always adjacent).
-    expect(one.map((c) => [c.attribute, c.exactness])).toEqual([[0, 0], [0, 1], [1, 1], [2, 1], [3, 1]]);
+    // "forest" typed: the whole name, then the name and each wider tier as typed (one word: always adjacent),
+    // each split by the tie-break's classes, if it has more than one.
+    const split = RANKING_RULES.at(-1)!.classes.length;
+    expect(one.filter((c) => c['tie-break'] === 0).map((c) => [c.attribute, c.exactness])).toEqual([[0, 0], [0, 1], [1, 1], [2, 1], [3, 1]]);
+    expect(one).toHaveLength(5 * split);
     const two = levelsOf(resolved(), new Parameters(), []).map((l) => l.level);
     expect(two).toEqual([...two].sort((a, b) => a - b));
     expect(levelsOf(resolved(), new Parameters(), [], two[2]).map((l) => l.level)).toEqual(two.slice(2));
