@@ -15,7 +15,7 @@ import { CdnPurge } from './cache/cdn-purge.ts';
 import { ProductPages } from './catalog/reads/listing-anchors.ts';
 import { CatalogBrowse } from './catalog/browse/browse.ts';
 import { ExpensiveReads } from './catalog/browse/expensive-reads.ts';
-import { ResolutionMemo } from './catalog/browse/resolution-memo.ts';
+import { ResolutionMemo } from './search/dictionary/resolution-memo.ts';
 import { CatalogQueries } from './catalog/reads/queries.ts';
 import { CatalogService } from './catalog/writes/service.ts';
 import type { Config } from './config.ts';
@@ -86,7 +86,7 @@ export interface App {
   fastPath: FastPath | undefined;
   /** Live subscriptions; undefined with LIVE_SUBSCRIPTIONS=off. */
   live: Live | undefined;
-  /** Recent searches' resolved words; undefined without a change feed (src/catalog/browse/resolution-memo.ts). */
+  /** Recent searches' resolved words; undefined without a change feed (src/search/dictionary/resolution-memo.ts). */
   memo: ResolutionMemo | undefined;
 }
 
@@ -298,7 +298,7 @@ async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl:
     keyedReads++;
     metrics.observeCoalescing(statement, requests);
   });
-  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/browse/resolution-memo.ts).
+  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/search/dictionary/resolution-memo.ts).
   const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
   const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, expensiveReads);
   const pages = new ProductPages(queries, {
