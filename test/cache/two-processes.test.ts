@@ -26,7 +26,7 @@ describe.skipIf(!redisAvailable())('two server processes on one Redis', () => {
     authorization = `Bearer ${await createTestApiKey(catalogue.db.url)}`;
     const env = { DATABASE_URL: catalogue.db.url, REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: `proc${Date.now()}:`, CACHE_ADMISSION: 'doorkeeper' };
     [a, b] = await Promise.all([startProcess(env), startProcess(env)]);
-  }, 60_000);
+  });
   afterAll(async () => {
     for (const server of [a, b]) server?.child.kill('SIGTERM');
     await redis?.stop();

@@ -14,7 +14,7 @@ describe('sidecar sync lock', () => {
     setup = await startSidecarSetup({ sim: { products: 15 } });
     await synced(setup);
     second = await createTestClient(setup.database.url, { env: sidecarEnv(setup.sim) });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await second?.close();
