@@ -249,7 +249,9 @@ describe.skipIf(!redisAvailable())('with Redis', () => {
   });
   afterAll(async () => redis?.stop());
 
-  const redisEnv = (prefix: string) => ({ REDIS_URL: redis.url, CACHE_PREFIX: `${prefix}${Date.now()}:` });
+  // A Redis command past REDIS_TIMEOUT_MS fails open (served, not counted): on a loaded host the default
+  // deadline is missed now and then, and these tests count exactly. The deadline is not what they test.
+  const redisEnv = (prefix: string) => ({ REDIS_URL: redis.url, CACHE_PREFIX: `${prefix}${Date.now()}:`, REDIS_TIMEOUT_MS: '5000' });
 
   it('shares one budget between instances', async () => {
     const env = { ...redisEnv('shared'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '4' };
@@ -289,7 +291,7 @@ describe.skipIf(!redisAvailable())('with Redis', () => {
   });
 
   it('serves without a limit (fail open) while Redis is down, and limits again once it is back', async () => {
-    const client = await limitedClient({ ...redisEnv('down'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1', REDIS_TIMEOUT_MS: '100' });
+    const client = await limitedClient({ ...redisEnv('down'), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1', REDIS_TIMEOUT_MS: '1000' });
     expect((await anonymousRead(client)).status).toBe(200);
     expect((await anonymousRead(client)).status).toBe(429);
     await redis.stop();
