@@ -15,6 +15,8 @@ export interface WaitOptions {
 /** What a truthy value of T can be. */
 export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -62,4 +64,20 @@ export function nextEvent<T = unknown>(emitter: { once(event: string, listener: 
     const timer = setTimeout(() => { emitter.off?.(event, listener); reject(new Error(`no '${event}' within ${timeoutMs} ms`)); }, timeoutMs);
     emitter.once(event, listener);
   });
+}
+
+/**
+ * How long this process is kept from running from now until `stop()` (ms): its event loop's lateness,
+ * sampled every 10 ms and summed. A bound on something this process does itself (a server in it, a
+ * timer it keeps) may add it: the loaded host's share, near 0 on an idle one.
+ */
+export function starvation(): { stop(): number } {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  return {
+    stop() {
+      loop.disable();
+      return (Math.max(0, loop.mean - 10e6) * loop.count) / 1e6;
+    },
+  };
 }
