@@ -196,7 +196,7 @@ describe('caps on live connections and subscriptions', () => {
     const ws = wsClient(base(), { apiKey: key, headers: { 'x-forwarded-for': '198.51.100.20' } });
     const others = wsClient(base(), { headers: { 'x-forwarded-for': '198.51.100.21' } });
     const refusal = async (request: ReturnType<typeof subscribeWs>) => {
-      await request.received.until((r) => r.error !== undefined || r.changes.length > 0, 5_000, 'an answer');
+      await request.received.until((r) => r.error !== undefined || r.changes.length > 0, 20_000, 'an answer');
       return (request.received.error as { message: string; extensions: Record<string, unknown> }[] | undefined)?.[0];
     };
     try {
@@ -219,15 +219,15 @@ describe('caps on live connections and subscriptions', () => {
       const sse = sseClient(base(), { headers: { 'x-forwarded-for': '198.51.100.23' } });
       try {
         const first = subscribeSse(sse, { query: STOCK, variables: { ids: ids.slice(0, 4) } });
-        await first.received.until((r) => r.changes.length === 4, 5_000, 'the current states');
+        await first.received.until((r) => r.changes.length === 4, 20_000, 'the current states');
         expect(await sseStatus(base(), '198.51.100.24', ids.slice(4, 8))).toMatchObject({
           status: 503, retryAfter: '5',
           error: { message: 'this server watches its most product ids, 14 (LIVE_MAX_WATCHED_IDS): try again shortly', extensions: { code: 'SERVICE_UNAVAILABLE', limit: 14 } },
         });
         // The subscriptions held go on.
         await catalogue.direct.rows(`UPDATE products SET name = 'Capped but live' WHERE id = $1`, [ids[0]]);
-        await four.received.until((r) => r.latest(ids[0]!)?.name === 'Capped but live', 5_000, 'the change');
-        await first.received.until((r) => r.latest(ids[0]!)?.name === 'Capped but live', 5_000, 'the change');
+        await four.received.until((r) => r.latest(ids[0]!)?.name === 'Capped but live', 20_000, 'the change');
+        await first.received.until((r) => r.latest(ids[0]!)?.name === 'Capped but live', 20_000, 'the change');
         // Completing one makes room.
         two.dispose();
         await expect.poll(() => client.server.live!.capacity.held.watches, { timeout: 5_000 }).toBe(11);
