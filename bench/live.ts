@@ -39,7 +39,9 @@ import { cpuSeconds } from './lib/cpu.ts';
 import { freePort } from './lib/free-port.ts';
 import { freshGet } from './lib/fresh-get.ts';
 import { ensureK6, SCENARIO_DIR } from './lib/k6.ts';
+import { endProvenance, isPublishedName, publish, startProvenance } from './lib/provenance.ts';
 import { startApi } from './lib/server-process.ts';
+import { loadConfig } from '../src/config.ts';
 
 const QUERY = operationsByName(fs.readFileSync(new URL('../k6/operations.graphql', import.meta.url), 'utf8')).get('ProductStock')!;
 
@@ -339,7 +341,9 @@ async function main(): Promise<void> {
     subscribers: { type: 'string', default: '19900' }, 'sse-subscribers': { type: 'string', default: '2000' },
     products: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' }, duration: { type: 'string', default: '30' },
     generator: { type: 'string', default: 'node' }, 'client-processes': { type: 'string', default: '4' }, profile: { type: 'string' },
+    save: { type: 'string' },
   } });
+  if (values.save !== undefined && !isPublishedName(values.save)) throw new UsageError('--save must be a file name of lower-case letters, digits and dashes');
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new UsageError('bench:live needs DATABASE_URL: a loaded catalogue (at least --products products); it renames products');
   if (values.generator !== 'node' && values.generator !== 'k6') throw new UsageError(`--generator must be node or k6 (got ${values.generator})`);
@@ -357,6 +361,11 @@ async function main(): Promise<void> {
   // Any products of the catalogue: a sample of them spread over its ids.
   const ids = (await db.query<{ id: number }>('SELECT id FROM products ORDER BY id LIMIT $1', [productCount])).rows.map((r) => r.id);
   if (ids.length < productCount) throw new UsageError(`the catalogue has ${ids.length} products, fewer than --products ${productCount}`);
+  const catalogueProducts = Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM products')).rows[0]!.n);
+  const provenance = startProvenance('bench:live', process.argv.slice(2), {
+    catalogueProducts, watchedProducts: ids.length, subscribers, sseSubscribers, changesPerSecond: rate, seconds: duration,
+    generator: values.generator, clientProcesses: processes,
+  });
   const api = await startApi({
     databaseUrl, workers: 1, cache: 'off',
     env: {
@@ -441,6 +450,14 @@ async function main(): Promise<void> {
     fs.rmSync(work, { recursive: true, force: true });
   }
   console.log(`load average: ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  // Like npm run bench's and bench:etl's: a results file naming the commit, machine, date, data and command.
+  const document = { provenance: endProvenance(provenance), results };
+  const dir = path.join(loadConfig().dataDir, 'bench', 'live');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${provenance.startedAt.replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+  console.log(`results in ${path.relative(process.cwd(), file)}`);
+  if (values.save) console.log(`results published as ${path.relative(process.cwd(), publish(values.save, document))}`);
   if (profile) console.log(`CPU profiles and event-loop delay in ${profile}`);
 }
 
@@ -449,7 +466,7 @@ function liftedCaps(connections: number): Record<string, string> {
   const all = String(connections);
   return {
     LIVE_MAX_IDS: '1',
-    HTTP_MAX_CONNECTIONS_PER_ADDRESS: all, LIVE_MAX_CONNECTIONS: all, LIVE_MAX_CONNECTIONS_PER_ADDRESS: all, LIVE_MAX_PENDING_PER_ADDRESS: all,
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: all, HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND: all, LIVE_MAX_CONNECTIONS: all, LIVE_MAX_CONNECTIONS_PER_ADDRESS: all, LIVE_MAX_PENDING_PER_ADDRESS: all,
     LIVE_MAX_SUBSCRIPTIONS: all, LIVE_MAX_SUBSCRIPTIONS_PER_CLIENT: all, LIVE_MAX_WATCHED_IDS: all, LIVE_MAX_WATCHED_IDS_PER_CLIENT: all,
   };
 }

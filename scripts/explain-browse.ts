@@ -3,7 +3,7 @@
 // Runs EXPLAIN (ANALYZE, BUFFERS) on the browse, search and facet statements
 // of representative requests (the bench scenarios' and the worst shapes), as
 // the API runs them: prepared, with a generic plan (plan_cache_mode as
-// src/db/pool/session-settings.ts sets it), each executed three times and the
+// src/db/pool/session-settings.ts sets it, JIT off as there), each executed three times and the
 // last plan kept (warm). Prints per request: execution time, planning time,
 // shared buffers hit/read, and the plan's top nodes; --json prints the raw
 // plans; --only runs the requests whose label contains the text. docs/browse.md quotes its output at full scale.
@@ -11,7 +11,10 @@ import pg from 'pg';
 import { decodeCursor } from '../src/catalog/browse/browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from '../src/catalog/browse/browse-input.ts';
 import { type BrowseStatement, facetsStatement, pageStatement } from '../src/catalog/browse/browse-statements.ts';
-import { type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from '../src/catalog/browse/search-statements.ts';
+import { resolveStatement } from '../src/search/dictionary/resolve.ts';
+import { type Resolved, resolvedOf } from '../src/search/dictionary/resolved.ts';
+import { searchStatement } from '../src/search/bucket-sort.ts';
+import { searchFacetsStatement } from '../src/search/facets/search-facets.ts';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL');
@@ -38,7 +41,7 @@ function outline(plan: Plan, depth = 0, lines: string[] = []): string[] {
 
 const client = new pg.Client({ connectionString: url });
 await client.connect();
-await client.query('SET plan_cache_mode = force_generic_plan; SET max_parallel_workers_per_gather = 0');
+await client.query('SET plan_cache_mode = force_generic_plan; SET max_parallel_workers_per_gather = 0; SET jit = off');
 
 async function explain(label: string, statement: BrowseStatement): Promise<void> {
   if (only !== undefined && !label.includes(only)) return;
@@ -111,5 +114,32 @@ for (const words of [['camo', 'onesie'], ['summer'], ['zipper'], ['every'], ['pa
   await explain(`facets: search "${words.join(' ')}"`, searchFacetsStatement({}, await resolved(words)));
 }
 await explain('facets: search "jacket", in stock, sizes M or L', searchFacetsStatement({ inStock: true, sizes: ['M', 'L'] }, jacket));
+await facetKinds();
 void decodeCursor;
 await client.end();
+
+/**
+ * Facets of every kind of search text the budgets name, with words picked
+ * from this catalogue's own dictionary (so any catalogue shape works): two
+ * common words, a common and a rare word, a misspelt word, a prefix, a
+ * search with a filter; each also without the counts kept for common words
+ * (implying: null), which is what search_word_facets saves.
+ */
+async function facetKinds(): Promise<void> {
+  const pick = async (low: number, high: number, skip = 0) => (await client.query<{ lexeme: string }>(
+    `SELECT lexeme FROM search_lexemes WHERE documents BETWEEN $1 AND $2 AND lexeme ~ '^[a-z]{5,}$' ORDER BY documents DESC, lexeme OFFSET $3 LIMIT 1`, [low, high, skip])).rows[0]!.lexeme;
+  const [common, other, rare] = [await pick(50_000, 200_000), await pick(50_000, 200_000, 1), await pick(30, 200)];
+  // Two different letters swapped, as a typist slips.
+  const at = [...common].findIndex((c, i) => i >= 2 && i + 1 < common.length && c !== common[i + 1]);
+  const misspelt = common.slice(0, at) + common[at + 1] + common[at] + common.slice(at + 2);
+  const kinds: [string, string[], BrowseFilter][] = [
+    ['two common words', [common, other], {}], ['a common and a rare word', [common, rare], {}], ['a misspelt word', [misspelt], {}],
+    ['a prefix', [common.slice(0, 4)], {}], ['a search with a filter', [common], { categories: ['Jackets'], inStock: true }],
+    ['one common word', [common], {}],
+  ];
+  for (const [kind, words, filter] of kinds) {
+    const searched = await resolved(words);
+    await explain(`facets kind: ${kind} "${words.join(' ')}" -> ${searched.query}`, searchFacetsStatement(filter, searched));
+    if (searched.implying !== null) await explain(`facets kind: ${kind}, matches counted (no kept counts)`, searchFacetsStatement(filter, { ...searched, implying: null }));
+  }
+}

@@ -5,8 +5,12 @@
 // beside it in that file. test/docs/performance-table.test.ts fails when the
 // README and the files disagree.
 //
-//   npm run bench:readme              rewrite the README's table
-//   npm run bench:readme -- --check   exit 1 if it differs
+// The figures the docs quote come from the same files: each is a block between
+// `<!-- rendered: <name> (scripts/render-performance.ts) -->` and
+// `<!-- /rendered -->` in its doc, rendered by DOC_BLOCKS below.
+//
+//   npm run bench:readme              rewrite the README's table and the docs' blocks
+//   npm run bench:readme -- --check   exit 1 if any differs
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -92,16 +96,171 @@ export function renderReadme(readme: string, dir: string = RESULTS_DIR): string 
   return `${readme.slice(0, start)}${renderBlock(dir)}${readme.slice(end + END.length)}`;
 }
 
+// ---------------------------------------------------------------------------
+// The docs' figures.
+
+interface Row extends ResultRow { p50: number; hitRatio?: number | null }
+interface Results { provenance: BenchResults['provenance'] & { data: Record<string, unknown> }; rows: Row[]; medians?: Row[] }
+interface LiveResults {
+  provenance: Results['provenance'];
+  results: {
+    transport: string; generator: string; subscribers: number; changes: number; changesPerSecond: number; events: number; expectedEvents: number;
+    latencyMs: { p50: number; p99: number; max: number }; apiCpuPercent: number; generatorCpuPercent: number; apiRssMb: number; kbPerConnection: number;
+  }[];
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const loadOf = (results: { provenance: BenchResults['provenance'] }) => {
+  const { start, end } = results.provenance.machine.loadAverage;
+  return end === undefined ? `${start}` : `${start}-${end}`;
+};
+const source = (name: string, results: { provenance: BenchResults['provenance'] }) =>
+  `[${name}.json](performance/${name}.json): \`${results.provenance.command}\`, host load average ${loadOf(results)}`;
+
+/** The median row of a scenario (cache, workers), or an error naming what is missing. */
+function median(results: Results, file: string, scenario: string, cache: string | null, workers = 1): Row {
+  const found = (results.medians ?? results.rows).find((r) => r.scenario === scenario && r.cache === cache && r.workers === workers);
+  if (!found) throw new Error(`docs/performance/${file}.json has no row for ${scenario}, cache ${cache}, ${workers} workers`);
+  return found;
+}
+/** Every run's row of a scenario. */
+const runsOf = (results: Results, scenario: string, cache: string | null, workers = 1) =>
+  results.rows.filter((r) => r.scenario === scenario && r.cache === cache && r.workers === workers);
+const range = (values: number[], format: (n: number) => string) => `${format(Math.min(...values))}-${format(Math.max(...values))}`;
+
+/** Browse and search targets (docs/browse.md): requests/s at least, p99 at most. */
+const BROWSE = [
+  { scenario: 'graphql-category-page', what: 'category page', p99: 20 },
+  { scenario: 'graphql-deep-keyset', what: 'deep keyset page', p99: 20 },
+  { scenario: 'graphql-search', what: 'search', rps: 500, p99: 40 },
+  { scenario: 'graphql-facets', what: 'facets', p99: 50 },
+];
+
+function browseBlock(dir: string): string {
+  const results = read<Results>(dir, 'browse');
+  const lines = ['| scenario | runs: requests/s, p99 ms | median | target | met |', '| --- | --- | --- | --- | --- |'];
+  for (const target of BROWSE) {
+    const runs = runsOf(results, target.scenario, 'off');
+    const m = median(results, 'browse', target.scenario, 'off');
+    const met = (target.rps === undefined || m.rps >= target.rps) && m.p99 <= target.p99;
+    lines.push(`| ${target.what} | ${runs.map((r) => `${int(r.rps)}, ${r.p99.toFixed(1)}`).join('; ')} | ${int(m.rps)}/s, ${m.p99.toFixed(1)} ms | ${target.rps ? `${int(target.rps)}/s, ` : ''}p99 ${target.p99} ms | ${met ? 'yes' : 'no'} |`);
+  }
+  return [...lines, '', `Medians of ${median(results, 'browse', BROWSE[0]!.scenario, 'off').runs ?? 1} runs; ${source('browse', results)}.`].join('\n');
+}
+
+function shopMixBlock(dir: string): string {
+  const results = read<Results>(dir, 'shop-mix');
+  const lines = ['| workers | requests/s (range) | p99 (range) | hit ratio (range) |', '| --- | --- | --- | --- |'];
+  for (const workers of [1, 2]) {
+    const m = median(results, 'shop-mix', 'shop-mix', 'redis', workers);
+    const runs = runsOf(results, 'shop-mix', 'redis', workers);
+    const ratios = runs.map((r) => (r.hitRatio ?? 0) * 100);
+    lines.push(`| ${workers} | ${int(m.rps)} (${range(runs.map((r) => r.rps), int)}) | ${m.p99.toFixed(1)} ms (${range(runs.map((r) => r.p99), (n) => n.toFixed(1))}) | ${range(ratios, (n) => n.toFixed(0))}% |`);
+  }
+  return [...lines, '', `Medians of ${median(results, 'shop-mix', 'shop-mix', 'redis').runs ?? 1} runs; ${source('shop-mix', results)}.`].join('\n');
+}
+
+const MISSES = [
+  { scenario: 'rest-styles', what: '`GET /products/:id/styles`' },
+  { scenario: 'graphql-product-page', what: 'GraphQL product page by POST' },
+  { scenario: 'graphql-product-page-apq', what: 'GraphQL product page by persisted GET' },
+];
+
+function missesBlock(dir: string): string {
+  const results = read<Results>(dir, 'misses');
+  const lines = ['| request | cache off (median) | doorkeeper, misses (median) | misses over off |', '| --- | --- | --- | --- |'];
+  for (const { scenario, what } of MISSES) {
+    const off = median(results, 'misses', scenario, 'off');
+    const misses = median(results, 'misses', scenario, 'redis');
+    lines.push(`| ${what} | ${int(off.rps)}/s | ${int(misses.rps)}/s | ${(misses.rps / off.rps).toFixed(2)}x |`);
+  }
+  return [...lines, '', `Medians of ${median(results, 'misses', 'rest-styles', 'off').runs ?? 1} runs; ${source('misses', results)}.`].join('\n');
+}
+
+function referenceBlock(dir: string): string {
+  const misses = read<Results>(dir, 'misses');
+  const hot = read<Results>(dir, 'hot');
+  const browse = read<Results>(dir, 'browse');
+  const baseline = (results: Results) => range(runsOf(results, 'baseline', null).map((r) => r.rps), int);
+  const restOff = median(misses, 'misses', 'rest-styles', 'off');
+  const restHit = median(hot, 'hot', 'rest-styles', 'redis');
+  const pageHit = median(hot, 'hot', 'graphql-product-page-apq', 'redis');
+  const pageOff = median(misses, 'misses', 'graphql-product-page', 'off');
+  const row = (what: string, r: Row, ratio: string, results: Results, file: string) =>
+    `| ${what} | ${int(r.rps)} | ${r.p99.toFixed(1)} ms | ${ratio} | ${baseline(results)} | [${file}](performance/${file}.json) |`;
+  const lines = [
+    '| what | requests/s | p99 | ratio (same runs) | host (baseline/s) | results |', '| --- | --- | --- | --- | --- | --- |',
+    row('`GET /products/:id/styles`, cache off', restOff, '', misses, 'misses'),
+    row('`GET /products/:id/styles`, Redis cache hit, hot set of 10,000', restHit, '', hot, 'hot'),
+    row('GraphQL full product page by persisted-query GET, cache hit', pageHit, `${(pageHit.rps / restHit.rps).toFixed(2)}x the REST hit`, hot, 'hot'),
+    row('GraphQL full product page by POST, cache off (one SQL statement)', pageOff, `${(pageOff.rps / restOff.rps).toFixed(2)}x REST styles`, misses, 'misses'),
+    ...BROWSE.map((target) => row(`browse: ${target.what}`, median(browse, 'browse', target.scenario, 'off'), '', browse, 'browse')),
+  ];
+  const commands = [['misses', misses], ['hot', hot], ['browse', browse]] as const;
+  return [...lines, '', `Medians of three runs each; ${commands.map(([name, results]) => source(name, results)).join('; ')}.`].join('\n');
+}
+
+function etlBlock(dir: string): string {
+  const etl = read<EtlResults & { results: { loaderPeakMemoryMb: number; loaderCpuSeconds: number; databaseCpuSeconds: number; rows: number; loadAverage: string } }>(dir, 'etl');
+  const r = etl.results;
+  return [
+    '| full load | rows | loader peak memory | CPU seconds, loader + database | host load average during the load | results |', '| --- | --- | --- | --- | --- | --- |',
+    `| ${r.loadSeconds.toFixed(0)} s | ${int(r.rows)} | ${r.loaderPeakMemoryMb} MB | ${r.loaderCpuSeconds.toFixed(0)} + ${r.databaseCpuSeconds.toFixed(0)} | ${r.loadAverage} | [etl.json](performance/etl.json) |`,
+    '', `One run: \`${etl.provenance.command}\`.`,
+  ].join('\n');
+}
+
+function liveBlock(dir: string): string {
+  const live = read<LiveResults>(dir, 'live');
+  const lines = ['| transport | subscribers | changes/s | events (expected) | latency p50 | p99 | max | API CPU | clients\' CPU | API RSS | per connection |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |'];
+  for (const r of live.results) {
+    lines.push(`| ${r.transport === 'sse' ? 'SSE' : 'WebSocket'} | ${int(r.subscribers)} | ${r.changesPerSecond} | ${int(r.events)} (${int(r.expectedEvents)}) | ${r.latencyMs.p50} ms | ${r.latencyMs.p99} ms | ${r.latencyMs.max} ms | ${r.apiCpuPercent}% of a core | ${r.generatorCpuPercent}% (${r.generator}) | ${r.apiRssMb} MB | ${r.kbPerConnection} KB |`);
+  }
+  const data = live.provenance.data as { catalogueProducts?: number; watchedProducts?: number };
+  return [...lines, '', `One run on a catalogue of ${int(data.catalogueProducts ?? 0)} products, ${int(data.watchedProducts ?? 0)} of them watched and renamed; ${source('live', live)}.`].join('\n');
+}
+
+/** Each rendered block: the doc (under docs/) it is in and what renders it. */
+export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => string }> = {
+  'shop-mix': { doc: 'performance.md', render: shopMixBlock },
+  'misses': { doc: 'performance.md', render: missesBlock },
+  'reference': { doc: 'performance.md', render: referenceBlock },
+  'browse': { doc: 'browse.md', render: browseBlock },
+  'etl': { doc: 'data.md', render: etlBlock },
+  'live': { doc: 'subscriptions.md', render: liveBlock },
+};
+
+const blockStart = (name: string) => `<!-- rendered: ${name} (scripts/render-performance.ts) -->`;
+const BLOCK_END = '<!-- /rendered -->';
+export const DOCS_DIR = path.join(ROOT, 'docs');
+
+/** A doc with each of its blocks rendered anew; a block DOC_BLOCKS places in it and it lacks is an error. */
+export function renderDoc(doc: string, text: string, dir: string = RESULTS_DIR): string {
+  let out = text;
+  for (const [name, block] of Object.entries(DOC_BLOCKS)) {
+    if (block.doc !== doc) continue;
+    const start = out.indexOf(blockStart(name));
+    const end = start < 0 ? -1 : out.indexOf(BLOCK_END, start);
+    if (start < 0 || end < 0) throw new Error(`docs/${doc} has no ${blockStart(name)} … ${BLOCK_END} block`);
+    out = `${out.slice(0, start)}${blockStart(name)}\n${block.render(dir)}\n${out.slice(end)}`;
+  }
+  return out;
+}
+
+/** The docs DOC_BLOCKS renders into. */
+export const renderedDocs = () => [...new Set(Object.values(DOC_BLOCKS).map((b) => b.doc))];
+
 if (import.meta.main) {
-  const readme = fs.readFileSync(README, 'utf8');
-  const rendered = renderReadme(readme);
-  if (process.argv.includes('--check')) {
-    if (rendered !== readme) {
-      console.error('README.md\'s performance table differs from docs/performance/*.json: run npm run bench:readme');
-      process.exit(1);
-    }
-  } else if (rendered !== readme) {
-    fs.writeFileSync(README, rendered);
-    console.log('README.md: performance table rendered from docs/performance/*.json');
-  } else console.log('README.md: performance table already current');
+  const check = process.argv.includes('--check');
+  const files = [{ file: README, render: (text: string) => renderReadme(text) }, ...renderedDocs().map((doc) => ({ file: path.join(DOCS_DIR, doc), render: (text: string) => renderDoc(doc, text) }))];
+  let differ = 0;
+  for (const { file, render } of files) {
+    const text = fs.readFileSync(file, 'utf8');
+    const rendered = render(text);
+    const name = path.relative(ROOT, file);
+    if (rendered === text) console.log(`${name}: figures already current`);
+    else if (check) { console.error(`${name}: figures differ from docs/performance/*.json: run npm run bench:readme`); differ++; }
+    else { fs.writeFileSync(file, rendered); console.log(`${name}: figures rendered from docs/performance/*.json`); }
+  }
+  if (differ > 0) process.exit(1);
 }

@@ -235,7 +235,7 @@ export interface Config {
    * src/catalog/browse/expensive-reads.ts), per process: statements at once (0: no
    * limit), statements waiting at most, and the longest wait; past it, 429.
    */
-  expensiveReads: { concurrency: number; queue: number; maxWaitMs: number };
+  expensiveReads: { concurrency: number; queue: number; maxWaitMs: number; busyPercent: number };
   /** Longest opening one Postgres connection may take (TCP, TLS, authentication) before it counts as unreachable. */
   databaseConnectTimeoutMs: number;
   /** Longest a request waits for a pooled connection (all busy, or one being opened) before it gets a 503. */
@@ -269,6 +269,7 @@ export interface Config {
   httpMaxConnections: number;
   /** Connections one client address holds at most (not a proxy TRUST_PROXY trusts: it caps its clients itself). */
   httpMaxConnectionsPerAddress: number;
+  httpNewConnectionsPerAddressPerSecond: number;
   /** Largest `count`/`first` a client may ask for in one page. */
   maxPageSize: number;
   /** `campus` value of legacy REST product objects. */
@@ -597,6 +598,8 @@ function readSettings(read: Reader): Config {
       concurrency: read.integer('EXPENSIVE_READS_CONCURRENCY', Math.max(1, Math.floor(os.availableParallelism() / 2)), 0, 1_000),
       queue: read.integer('EXPENSIVE_READS_QUEUE', 32, 0, 100_000),
       maxWaitMs: read.integer('EXPENSIVE_READS_MAX_WAIT_MS', 1_000, 1, 60_000),
+      // Half the time: the storm's share of Postgres halves, and with it what a product page beside it waits (docs/browse.md).
+      busyPercent: read.integer('EXPENSIVE_READS_BUSY_PERCENT', 50, 1, 100),
     },
     databaseConnectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     databasePoolQueueTimeoutMs: read.integer('DATABASE_POOL_QUEUE_TIMEOUT_MS', 2_000, 10, 60_000),
@@ -611,6 +614,7 @@ function readSettings(read: Reader): Config {
     httpKeepAliveTimeoutMs: read.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 3_600_000),
     httpMaxConnections: read.integer('HTTP_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     httpMaxConnectionsPerAddress: read.integer('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 1_000, 1, 1_000_000),
+    httpNewConnectionsPerAddressPerSecond: read.integer('HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND', 200, 1, 1_000_000),
     maxPageSize: read.integer('MAX_PAGE_SIZE', 100, 1, 10_000),
     legacyCampus: read.string('LEGACY_CAMPUS', 'hr-rfp'),
     legacyEmptyPlaceholders: read.oneOf('LEGACY_EMPTY_PLACEHOLDERS', 'on', ['on', 'off'] as const) === 'on',

@@ -15,7 +15,7 @@ import { CdnPurge } from './cache/cdn-purge.ts';
 import { ProductPages } from './catalog/reads/listing-anchors.ts';
 import { CatalogBrowse } from './catalog/browse/browse.ts';
 import { ExpensiveReads } from './catalog/browse/expensive-reads.ts';
-import { ResolutionMemo } from './catalog/browse/resolution-memo.ts';
+import { ResolutionMemo } from './search/dictionary/resolution-memo.ts';
 import { CatalogQueries } from './catalog/reads/queries.ts';
 import { CatalogService } from './catalog/writes/service.ts';
 import type { Config } from './config.ts';
@@ -50,7 +50,7 @@ import { restGuard } from './auth/rest-guard.ts';
 import { MemoryRateLimiter } from './ratelimit/memory-limiter.ts';
 import { closeConnectionsWhenDraining } from './http/drain.ts';
 import { throttled } from './util/throttled.ts';
-import { type ConnectionLimits, limitConnections, timeoutOptions, trustedProxyRule } from './http/connections.ts';
+import { type ConnectionLimits, connectionRefusals, limitConnections, timeoutOptions, trustedProxyRule } from './http/connections.ts';
 import { registerJsonParser } from './http/json-input.ts';
 import { ALL_TAG, CATALOGUE_TAG, HttpCaching } from './http/http-caching.ts';
 import { registerCors } from './http/cors.ts';
@@ -89,7 +89,7 @@ export interface App {
   fastPath: FastPath | undefined;
   /** Live subscriptions; undefined with LIVE_SUBSCRIPTIONS=off. */
   live: Live | undefined;
-  /** Recent searches' resolved words; undefined without a change feed (src/catalog/browse/resolution-memo.ts). */
+  /** Recent searches' resolved words; undefined without a change feed (src/search/dictionary/resolution-memo.ts). */
   memo: ResolutionMemo | undefined;
 }
 
@@ -121,6 +121,7 @@ function createFastify(config: Config, options: ServerOptions): FastifyInstance 
     keepAliveTimeoutMs: config.httpKeepAliveTimeoutMs,
     maxConnections: config.httpMaxConnections,
     maxConnectionsPerAddress: config.httpMaxConnectionsPerAddress,
+    newConnectionsPerAddressPerSecond: config.httpNewConnectionsPerAddressPerSecond,
   };
   const app = Fastify({
     ...loggerOptions(config.logLevel, options.logDestination),
@@ -285,16 +286,22 @@ async function catalogueParts(app: FastifyInstance, config: Config, databaseUrl:
     app.addHook('onClose', async () => replicas.close());
   }
   // Searches, facet counts and browse pages share one limit per process (src/catalog/browse/expensive-reads.ts).
-  const expensiveReads = new ExpensiveReads(config.expensiveReads);
+  // Its slots rest only after statements that ran beside keyed reads (the batches counted below).
+  let keyedReads = 0;
+  const expensiveReads = new ExpensiveReads(config.expensiveReads, () => keyedReads);
   const metrics = new CatalogueMetrics({
     expensiveReads,
+    connectionsRefused: connectionRefusals(app.server),
     pools: { catalogue: database.pool, ...replicas?.replicaPools },
     statements: database.statements,
     cache,
     maxOperationNames: config.metricsMaxOperationNames,
   });
-  const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, metrics.observeCoalescing);
-  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/catalog/browse/resolution-memo.ts).
+  const queries = new CatalogQueries(replicas ?? poolReads(database.pool), database.statements, (statement, requests) => {
+    keyedReads++;
+    metrics.observeCoalescing(statement, requests);
+  });
+  // Recent searches' words as resolved, while the feed can tell when the dictionary changes (src/search/dictionary/resolution-memo.ts).
   const memo = feed ? new ResolutionMemo(() => feed.listening) : undefined;
   const browse = new CatalogBrowse(replicas ?? poolReads(database.pool), memo, expensiveReads);
   const pages = new ProductPages(queries, {

@@ -165,6 +165,8 @@ export class ResponseCache {
    * moments between Redis coming back and the retry: at most RETRY_MS.)
    */
   private readonly pendingTags = new Set<string>();
+  /** Stores (and counter starts) sent without waiting for them: a request never waits for its response's store. */
+  private readonly background = new Set<Promise<unknown>>();
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly feed: ChangeListening | undefined;
   /** When the feed told this instance that each tag changed (feed clock). */
@@ -330,7 +332,7 @@ export class ResponseCache {
         // Unless a change was heard or an invalidation made while Redis
         // answered. Not while Redis has no counter (0): it is started for next time.
         if (generation! > 0) this.local.set(key, { stored, storeGeneration: generation!, weight: localWeight(key, raw) }, stored.tags, localGeneration);
-        else this.store.checkGeneration!().catch(() => { /* a read will say */ });
+        else this.inBackground(this.store.checkGeneration!().catch(() => { /* a read will say */ }));
       }
       return { stored };
     } catch (error) {
@@ -524,7 +526,17 @@ export class ResponseCache {
     // A change heard since the read began: the response may be old; nobody would serve it.
     if (this.predatesHeardChange(token.readAt, response.tags)) return;
     const stored: StoredResponse = { ...response, readAt: token.readAt };
-    this.store.set(key, encodeStored(stored), response.tags, this.ttlSeconds, token.generation).catch((error: unknown) => this.failed('write', error));
+    this.inBackground(this.store.set(key, encodeStored(stored), response.tags, this.ttlSeconds, token.generation).catch((error: unknown) => this.failed('write', error)));
+  }
+
+  private inBackground(work: Promise<unknown>): void {
+    this.background.add(work);
+    void work.finally(() => this.background.delete(work));
+  }
+
+  /** Resolves once every store sent in the background so far has been answered (what tests wait for). */
+  async backgroundSettled(): Promise<void> {
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
   }
 
   /** The cached (or shared) response for `key`, or `produce()`'s, stored for next time (REST reads; `cheap`: as for obtain). */

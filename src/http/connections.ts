@@ -12,7 +12,11 @@
 // trusts: its clients are told apart by X-Forwarded-For, which a connection
 // does not carry before its first request; the proxy caps them
 // (deploy/nginx/nginx.conf: limit_conn), and the API its live connections by
-// the forwarded address (src/graphql/subscriptions/capacity.ts).
+// the forwarded address (src/graphql/subscriptions/capacity.ts). It may
+// also open at most HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND a second
+// (HTTP_MAX_CONNECTIONS_PER_ADDRESS at once): a client reconnecting in a
+// loop as fast as it is refused is refused here, before node:http parses
+// anything, instead of at a cap further in.
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
@@ -30,8 +34,10 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** Connections this process holds at most. */
   maxConnections: number;
-  /** Connections one client address holds at most (proxies TRUST_PROXY trusts excepted). */
+  /** Connections one client address holds at most (proxies TRUST_PROXY trusts excepted); also how many it may open at once. */
   maxConnectionsPerAddress: number;
+  /** New connections one client address may open a second, on average (proxies TRUST_PROXY trusts excepted). */
+  newConnectionsPerAddressPerSecond: number;
 }
 
 /**
@@ -66,15 +72,75 @@ export function trustedProxyRule(trustProxy: Config['trustProxy']): (address: st
   return (address) => trusted(address, 0);
 }
 
-/** The answer to a connection past its address's cap, written before its request is read; then it is closed. */
-function tooManyConnections(limit: number): string {
-  const body = JSON.stringify({ error: `at most ${limit} connections per client address (HTTP_MAX_CONNECTIONS_PER_ADDRESS): close one first, or retry in ${CAP_RETRY_AFTER_SECONDS} s` });
-  return `HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${CAP_RETRY_AFTER_SECONDS}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+/** A canned answer to a connection refused before its request is read; then it is closed. */
+function tooMany(message: string, retryAfterSeconds: number): string {
+  const body = JSON.stringify({ error: message });
+  return `HTTP/1.1 429 Too Many Requests\r\nRetry-After: ${retryAfterSeconds}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+/** Connections refused since the start, by why (the http_connections_refused_total metric). */
+export type ConnectionRefusals = {
+  /** Past HTTP_MAX_CONNECTIONS: closed unanswered. */
+  process: number;
+  /** Past HTTP_MAX_CONNECTIONS_PER_ADDRESS: 429. */
+  address: number;
+  /** Past HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND: 429. */
+  rate: number;
+};
+
+const refusalCounts = new WeakMap<Server, ConnectionRefusals>();
+
+/** What limitConnections has refused on `server` so far (zeros if it does not limit it). */
+export function connectionRefusals(server: Server): ConnectionRefusals {
+  return refusalCounts.get(server) ?? { process: 0, address: 0, rate: 0 };
 }
 
 /**
- * Closes a new connection beyond `maxConnections` at once, and answers one
- * beyond its address's `maxConnectionsPerAddress` with a 429 and closes it.
+ * What an address may do `perSecond` times on average, up to `burst` at
+ * once (open a connection; be told why it was refused): a token bucket, kept
+ * as the time its next token is due, one number per address, dropped once
+ * the bucket is full again.
+ */
+export class AddressRate {
+  private readonly due = new Map<string, number>();
+  private readonly intervalMs: number;
+  private readonly burstMs: number;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(perSecond: number, burst: number) {
+    this.intervalMs = 1_000 / perSecond;
+    this.burstMs = this.intervalMs * burst;
+    // Addresses that stopped connecting are forgotten, so the map holds only recent ones.
+    this.sweeper = setInterval(() => this.sweep(), 10_000).unref();
+  }
+
+  /** Whether `address` may open one more now (it is counted if so). */
+  take(address: string, now = performance.now()): boolean {
+    const due = Math.max(this.due.get(address) ?? now, now);
+    if (due + this.intervalMs - now > this.burstMs) return false;
+    this.due.set(address, due + this.intervalMs);
+    return true;
+  }
+
+  private sweep(now = performance.now()): void {
+    for (const [address, due] of this.due) if (due <= now) this.due.delete(address);
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+}
+
+/**
+ * Refuses a new connection beyond `maxConnections` (closed at once,
+ * unanswered), beyond its address's `maxConnectionsPerAddress`, or beyond
+ * its address's rate of new connections, before node:http takes it: its own
+ * 'connection' listeners run only for the connections let in, so a refused
+ * one costs no parser, no request, no handshake and no log line, only a
+ * count. An address refused is told why (a 429 naming the setting) once a
+ * second; its other refusals meanwhile are closed unanswered: on loopback a
+ * write was most of what a refusal cost (`node --cpu-prof` under a reconnect
+ * flood), and a client reconnecting in a loop does not read them anyway.
  * Counted here rather than with server.maxConnections: in a cluster worker, a
  * connection refused by maxConnections goes back to the primary, which hands
  * it to a worker again at once, round and round while every worker is full.
@@ -82,18 +148,38 @@ function tooManyConnections(limit: number): string {
 export function limitConnections(server: Server, limits: ConnectionLimits, isTrustedProxy: (address: string) => boolean): void {
   let open = 0;
   const perAddress = new Map<string, number>();
-  const refusal = tooManyConnections(limits.maxConnectionsPerAddress);
-  server.on('connection', (socket: Socket) => {
+  const refused: ConnectionRefusals = { process: 0, address: 0, rate: 0 };
+  refusalCounts.set(server, refused);
+  const capped = tooMany(`at most ${limits.maxConnectionsPerAddress} connections per client address (HTTP_MAX_CONNECTIONS_PER_ADDRESS): close one first, or retry in ${CAP_RETRY_AFTER_SECONDS} s`, CAP_RETRY_AFTER_SECONDS);
+  const rated = tooMany(`at most ${limits.newConnectionsPerAddressPerSecond} new connections a second per client address (HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND): keep connections alive, or retry in 1 s`, 1);
+  const rate = new AddressRate(limits.newConnectionsPerAddressPerSecond, limits.maxConnectionsPerAddress);
+  const told = new AddressRate(1, 1);
+  server.once('close', () => {
+    rate.stop();
+    told.stop();
+  });
+  const turnAway = (socket: Socket, address: string, answer: string) => {
+    if (told.take(address)) refuse(socket, answer);
+    else socket.destroy();
+  };
+  const admit = (socket: Socket): boolean => {
     if (open >= limits.maxConnections) {
+      refused.process++;
       socket.destroy();
-      return;
+      return false;
     }
     const address = socket.remoteAddress ?? '';
     const counted = !isTrustedProxy(address);
     const held = counted ? perAddress.get(address) ?? 0 : 0;
     if (counted && held >= limits.maxConnectionsPerAddress) {
-      refuse(socket, refusal);
-      return;
+      refused.address++;
+      turnAway(socket, address, capped);
+      return false;
+    }
+    if (counted && !rate.take(address)) {
+      refused.rate++;
+      turnAway(socket, address, rated);
+      return false;
     }
     open++;
     if (counted) perAddress.set(address, held + 1);
@@ -104,15 +190,21 @@ export function limitConnections(server: Server, limits: ConnectionLimits, isTru
       if (left > 0) perAddress.set(address, left);
       else perAddress.delete(address);
     });
+    return true;
+  };
+  const http = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  server.on('connection', function (this: Server, socket: Socket) {
+    if (!admit(socket)) return;
+    for (const listener of http) listener.call(this, socket);
   });
 }
 
 /**
- * Answers and closes a connection node:http has taken already: its parser is
- * detached first, so nothing the client sends is read or answered again.
+ * Answers and closes a connection no parser has taken: what the client sends
+ * is read and dropped, so the close is not a reset that could lose the answer.
  */
 function refuse(socket: Socket, answer: string): void {
-  socket.removeAllListeners('data');
   socket.on('data', () => {});
   socket.on('error', () => socket.destroy());
   socket.end(answer);

@@ -147,6 +147,18 @@ function redactWholeKeys(url: string): string {
   return logged.split(/([/?&=;])/).map((piece, i) => (i % 2 === 1 ? piece : redactPiece(piece))).join('');
 }
 
+/** Requests whose completion is logged at debug, not info, whatever their route (see completeQuietly). */
+const quietRequests = new WeakSet<FastifyRequest>();
+
+/**
+ * Logs this request's completion at debug only: a refusal a client can
+ * repeat as fast as it is answered (an SSE stream past a cap), so that
+ * repeating it costs no log line each time; http_requests_total counts it.
+ */
+export function completeQuietly(request: FastifyRequest): void {
+  quietRequests.add(request);
+}
+
 export class CompletionLog extends LogController {
   private readonly info: boolean;
   private readonly debug: boolean;
@@ -161,7 +173,7 @@ export class CompletionLog extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const quiet = request.routeOptions.config?.quietCompletion === true;
+    const quiet = request.routeOptions.config?.quietCompletion === true || quietRequests.has(request);
     if (!error && !(quiet ? this.debug : this.info)) return;
     const operation = request.graphqlOperation;
     const fields = {

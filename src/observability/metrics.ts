@@ -104,6 +104,8 @@ export interface MetricSources {
   maxOperationNames: number;
   /** The limit on expensive reads (expensive_reads_* series). */
   expensiveReads?: Pick<ExpensiveReads, 'load' | 'refused'>;
+  /** Connections refused before node:http took them (http_connections_refused_total). */
+  connectionsRefused?: Readonly<Record<string, number>>;
 }
 
 export class CatalogueMetrics {
@@ -176,6 +178,14 @@ export class CatalogueMetrics {
       const refused = new Counter({
         name: 'expensive_reads_refused_total', help: 'Expensive reads refused with 429, by reason (queue full, waited too long)', labelNames: ['reason'], registers,
         collect: () => { for (const [reason, count] of Object.entries(expensive.refused)) refused.series(reason as RefusalReason).value = count; },
+      });
+    }
+
+    const connections = sources.connectionsRefused;
+    if (connections) {
+      const refused = new Counter({
+        name: 'http_connections_refused_total', help: 'Connections refused as they opened, by why: process (HTTP_MAX_CONNECTIONS), address (HTTP_MAX_CONNECTIONS_PER_ADDRESS), rate (HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND)', labelNames: ['reason'], registers,
+        collect: () => { for (const [reason, count] of Object.entries(connections)) refused.series(reason).value = count; },
       });
     }
 

@@ -92,6 +92,8 @@ export interface SyncProgress {
   queue: { recent: number; incomplete: number };
   /** The last round planned: its requests, products by kind, and ms from its start until its last product was handed out. */
   lastRound: ({ at: string; requests: number; ms: number } & RoundStats) | undefined;
+  /** Rounds that ran out of work and waited for the next, and when the first did (a first copy waits for none). */
+  roundWaits: { count: number; firstAt: string | undefined };
 }
 
 /** One product to verify, and the round that planned it. */
@@ -123,6 +125,7 @@ export class SyncWorker {
     applied: { created: 0, updated: 0, unchanged: 0, deleted: 0, superseded: 0, completed: 0 },
     queue: { recent: 0, incomplete: 0 },
     lastRound: undefined,
+    roundWaits: { count: 0, firstAt: undefined },
   };
   private readonly incomplete = new Map<number, Incomplete>();
   /** A related id not here yet → the incomplete products that lack it. */
@@ -159,7 +162,7 @@ export class SyncWorker {
 
   progress(): SyncProgress {
     const highestId = this.state === 'syncing' ? this.settledHighest() : this.progressState.highestId;
-    return { ...this.progressState, highestId, applied: { ...this.progressState.applied }, queue: { recent: this.options.recent.size, incomplete: this.incomplete.size } };
+    return { ...this.progressState, highestId, applied: { ...this.progressState.applied }, queue: { recent: this.options.recent.size, incomplete: this.incomplete.size }, roundWaits: { ...this.progressState.roundWaits } };
   }
 
   /** Wall ms of the last successful legacy request, this instance's or the syncing one's. */
@@ -527,7 +530,12 @@ export class SyncWorker {
       this.progressState.lastRound = { at: new Date(started).toISOString(), requests: plan.used, ...round, ms: Date.now() - started };
       this.persist();
       // Out of work before the budget: the next round an interval after this one started.
-      if (!plan.full) await this.sleep(started + this.options.intervalMs - Date.now());
+      const idleMs = started + this.options.intervalMs - Date.now();
+      if (!plan.full && idleMs > 0) {
+        this.progressState.roundWaits.count++;
+        this.progressState.roundWaits.firstAt ??= new Date().toISOString();
+        await this.sleep(idleMs);
+      }
     }
   }
 

@@ -146,7 +146,7 @@ describe('src/ and the layers of docs/architecture.md', () => {
       ['commands/run.ts', []],
     ]);
     expect(violations(layers, broken)).toEqual([
-      'db/pool/pool.ts imports catalog/reads/queries.ts: layer 12 imports layer 9 above it',
+      'db/pool/pool.ts imports catalog/reads/queries.ts: layer 14 imports layer 11 above it',
       'graphql/schema.ts imports rest/routes.ts: graphql and rest are peers in layer 4',
       'nowhere/x.ts: in no layer of docs/architecture.md',
     ]);

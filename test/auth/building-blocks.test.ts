@@ -210,6 +210,14 @@ describe('AccessControl with keys that are not valid', () => {
     expect(first.error?.decision?.remaining).toBe(1);
     expect((await identify('not-even-close')).status).toBe(401);
     expect((await identify('cat_short')).status).toBe(429);
+  });
+
+  it('refuses a Bearer credential of two tokens as malformed, not as an anonymous request', async () => {
+    const { looked, identify } = setup(5);
+    const refused = await identify(`${generateApiKey().secret} extra`);
+    expect(refused.status).toBe(401);
+    expect(refused.error?.message).toMatch(/^the API key is not valid \(malformed/);
+    expect(looked).toHaveLength(0);
     expect(looked).toEqual([]);
   });
 
@@ -266,6 +274,11 @@ describe('presentedKey', () => {
     [{ authorization: 'Bearer cat_x', 'x-api-key': ' cat_x' }, 'cat_x'],
     [{ authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': 'cat_y' }, 'cat_y'],
     [{ authorization: 'Basic dXNlcjpwYXNz' }, undefined],
+    // A Bearer credential that is not one token is presented (and refused as malformed), never ignored.
+    [{ authorization: 'Bearer cat_x extra' }, 'cat_x extra'],
+    [{ authorization: 'Bearer' }, ''],
+    [{ authorization: 'Bearer ', 'x-api-key': 'cat_y' }, CONFLICTING_KEYS],
+    [{ authorization: 'Bearerx cat_x' }, undefined],
     [{ 'x-api-key': '' }, undefined],
     [{}, undefined],
   ] as [Record<string, string>, string | typeof CONFLICTING_KEYS | undefined][])('%j -> %s', (headers, expected) => {

@@ -104,9 +104,9 @@ describe.skipIf(!nginxAvailable())('nginx in front of two API processes', () => 
     const overWs = subscribeWs(ws, { query, variables: { ids: [id] } });
     const overSse = subscribeSse(sse, { query, variables: { ids: [id] } });
     try {
-      for (const { received } of [overWs, overSse]) await received.until((r) => r.latest(id) !== undefined, 5_000, 'the current state');
+      for (const { received } of [overWs, overSse]) await received.until((r) => r.latest(id) !== undefined, 20_000, 'the current state');
       await catalogue.direct.rows(`UPDATE products SET name = 'Through nginx' WHERE id = $1`, [id]);
-      for (const { received } of [overWs, overSse]) await received.until((r) => r.latest(id)?.name === 'Through nginx', 5_000, 'the change');
+      for (const { received } of [overWs, overSse]) await received.until((r) => r.latest(id)?.name === 'Through nginx', 20_000, 'the change');
     } finally {
       overWs.dispose();
       overSse.dispose();
@@ -123,7 +123,7 @@ describe.skipIf(!nginxAvailable())('nginx in front of two API processes', () => 
     try {
       const id = String((await catalogue.direct.one<{ id: number }>('SELECT min(id) AS id FROM products')).id);
       const held = clients.map((client) => subscribeWs(client, { query: 'subscription($ids: [ID!]!) { productChanged(ids: $ids) { id } }', variables: { ids: [id] } }));
-      for (const { received } of held) await received.until((r) => r.changes.length > 0, 5_000, 'the current state');
+      for (const { received } of held) await received.until((r) => r.changes.length > 0, 20_000, 'the current state');
       const upgrade = new WebSocket(`${capped.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
       const refusedUpgrade = await new Promise<number>((resolve) => {
         upgrade.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));

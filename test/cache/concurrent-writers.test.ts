@@ -37,7 +37,7 @@ describe.skipIf(!redisAvailable())('concurrent writers and readers on two proces
     proxy = await TcpProxy.start(Number(new URL(catalogue.db.url).port), { answerDelayMs: 20 });
     const env = { REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: `cw${Date.now()}:`, CACHE_ADMISSION: 'doorkeeper', CHANGE_FEED: 'off', RATE_LIMIT: 'off' };
     servers = await Promise.all([catalogue.db.url, proxy.urlOf(catalogue.db.url)].map((url) => startApiProcess({ ...env, DATABASE_URL: url }, { health: (health) => health.cache?.store === 'redis' })));
-  }, 60_000);
+  });
   afterAll(async () => {
     for (const server of servers ?? []) server?.child.kill('SIGTERM');
     await proxy?.close();

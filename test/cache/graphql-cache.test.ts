@@ -5,7 +5,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
-import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { redisAvailable, redisReady, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { until } from '../support/wait.ts';
 
 const RELATED = 'query Related($id: ID!) { product(id: $id) { id name related { id name } } }';
 const DETAIL = 'query Detail($id: ID!) { product(id: $id) { id name defaultPrice } }';
@@ -15,7 +16,6 @@ async function query(client: TestClient, text: string, variables: Record<string,
   return { body: JSON.parse(response.body), cache: response.headers['x-cache'], sql: Number(response.headers['x-sql-statements']) };
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 50)); // cache writes are fire-and-forget
 
 describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', () => {
   const catalogue = useTestCatalogue();
@@ -27,10 +27,12 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
   const prefix = `gql${Date.now()}:`;
   /** The GraphQL result entries in Redis. */
   const entries = async () => (await inspect.keys(`${prefix}r:gql:*`)).sort();
-  /** Until a fire-and-forget save has landed: the entries differ from `before` (at most 5 s). */
+  /** Until a fire-and-forget save has landed: the entries differ from `before` */
   const saved = async (before: string[]) => {
-    for (let i = 0; i < 250 && JSON.stringify(await entries()) === JSON.stringify(before); i++) await new Promise((r) => setTimeout(r, 20));
+    await until('a new entry in Redis', async () => JSON.stringify(await entries()) !== JSON.stringify(before));
   };
+  /** Until both instances' fire-and-forget stores have been answered. */
+  const settle = () => Promise.all([a.server.cache!.backgroundSettled(), b.server.cache!.backgroundSettled()]);
 
   /** A query whose result is saved (a miss): returns once the save has landed in Redis. */
   const queryStored = async (client: TestClient, text: string, variables: Record<string, unknown>) => {
@@ -49,7 +51,7 @@ describe.skipIf(!redisAvailable())('GraphQL response cache on a shared Redis', (
     b = await createTestClient(catalogue.db.url, { env });
     for (const client of [a, b]) {
       const store = (client.server.cache as unknown as { store: { client: { status: string }; checkGeneration(): Promise<number> } }).store;
-      for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+      await redisReady(store.client);
       // Redis's invalidation counter started now, not by the first local-tier
       // hit: started between another miss's lookup and its store, it refuses
       // that store (rightly: an invalidation could have come between), and a

@@ -8,7 +8,8 @@ import { MemoryStore } from '../../src/cache/memory-store.ts';
 import { RedisStore } from '../../src/cache/redis-store.ts';
 import { type CachedResponse, HEARD_MARGIN_MS, ResponseCache } from '../../src/cache/response-cache.ts';
 import type { CacheStore } from '../../src/cache/store.ts';
-import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { redisAvailable, redisReady, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { until } from '../support/wait.ts';
 
 const quiet = () => {};
 const response = { status: 200, body: '{"old":true}', tags: ['p:1'] };
@@ -81,11 +82,11 @@ describe('response cache generations', () => {
     const settle = await miss(cache, 'k');
     await cache.invalidate(['p:1']);
     settle(response);
-    await new Promise((r) => setTimeout(r, 20));
+    await cache.backgroundSettled();
     expect(await lookup(cache, 'k')).toBeUndefined();
     // With no invalidation in between, it is stored.
     await produce(cache, 'k');
-    await new Promise((r) => setTimeout(r, 20));
+    await cache.backgroundSettled();
     expect(await lookup(cache, 'k')).toBeDefined();
   });
 
@@ -142,11 +143,11 @@ describe('response cache generations', () => {
     const settle = await miss(cache, 'k');  // the read from Postgres begins now
     await shared.invalidate(['p:1']);       // another instance's write, committed during the read
     settle(response);                       // the (old) response arrives
-    await new Promise((r) => setTimeout(r, 60));
+    await cache.backgroundSettled();
     expect(await lookup(cache, 'k')).toBeUndefined();
     // With no write in between, it is stored.
     await produce(cache, 'k');
-    await new Promise((r) => setTimeout(r, 60));
+    await cache.backgroundSettled();
     expect(await lookup(cache, 'k')).toBeDefined();
   });
 
@@ -164,19 +165,19 @@ describe('response cache generations', () => {
       const store = new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 });
       const cache = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed: { listening: true, now: () => Date.now() }, localBytes: 1 << 20 });
       try {
-        for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+        await redisReady(store.client);
         await produce(cache, 'k');
-        await new Promise((r) => setTimeout(r, 50));
+        await cache.backgroundSettled();
         // No counter in Redis yet: fetched, not kept, and the counter started.
         expect(await lookup(cache, 'k')).toBeDefined();
         expect(cache.stats.local?.entries).toBe(0);
-        await new Promise((r) => setTimeout(r, 50));
+        await cache.backgroundSettled(); // the counter started by the lookup
         expect(Number(await store.client.get(`${prefix}generation`))).toBeGreaterThan(Date.now() * 1_000 - 60_000_000);
         expect(await lookup(cache, 'k')).toBeDefined();
         expect(await lookup(cache, 'k')).toBeDefined();
         expect(cache.stats).toMatchObject({ localHits: 1, local: { entries: 1 } });
         await store.client.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'no').catch(() => {}); // its own connection too
-        for (let i = 0; i < 100 && cache.stats.local?.entries !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+        await until('the local tier emptied', () => cache.stats.local?.entries === 0);
         expect(cache.stats.local?.entries).toBe(0);
       } finally {
         await cache.close();
@@ -189,11 +190,11 @@ describe('response cache generations', () => {
       const writer = new RedisStore({ target: { url: redis.url }, prefix, timeoutMs: 200 });
       const cache = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed: { listening: true, now: () => Date.now() }, localBytes: 1 << 20 });
       try {
-        for (let i = 0; i < 100 && (store.client.status !== 'ready' || writer.client.status !== 'ready'); i++) await new Promise((r) => setTimeout(r, 20));
+        for (const client of [store.client, writer.client]) await redisReady(client);
         await writer.invalidate(['p:9']);
         const before = await writer.generation();
         await produce(cache, 'k');
-        await new Promise((r) => setTimeout(r, 50));
+        await cache.backgroundSettled();
         await lookup(cache, 'k');
         expect(await lookup(cache, 'k')).toBeDefined();
         expect(cache.stats.localHits).toBe(1);
@@ -221,13 +222,13 @@ describe('response cache generations', () => {
       try {
         for (const cache of [a, b]) {
           const client = cache.redisClient!;
-          for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+          await redisReady(client);
         }
         const before = { mget: await calls('mget'), evalsha: await calls('evalsha'), eval: await calls('eval') };
         const first = await a.obtain('k');
         expect(first).toMatchObject({ outcome: 'miss', stores: false });
         if (first.outcome === 'miss') first.settle(response);
-        await new Promise((r) => setTimeout(r, 50));
+        await a.backgroundSettled();
         // One command for the first miss: its lookup; no store script.
         expect({ mget: await calls('mget'), evalsha: await calls('evalsha'), eval: await calls('eval') }).toEqual({ ...before, mget: before.mget + 1 });
         expect(await stored('k')).toBe(false);
@@ -236,7 +237,7 @@ describe('response cache generations', () => {
         const second = await a.obtain('k');
         expect(second).toMatchObject({ outcome: 'miss', stores: true });
         if (second.outcome === 'miss') second.settle(response);
-        await new Promise((r) => setTimeout(r, 50));
+        await a.backgroundSettled();
         expect(await stored('k')).toBe(true);
         // What A stored, B serves.
         expect(await b.obtain('k')).toEqual({ outcome: 'hit', response: { ...response, readAt: expect.any(Number) } });
@@ -246,7 +247,7 @@ describe('response cache generations', () => {
         const settle = await miss(a, 'j');
         await b.invalidate(['p:1']);
         settle(response);
-        await new Promise((r) => setTimeout(r, 50));
+        await a.backgroundSettled();
         expect(await stored('j')).toBe(false);
       } finally {
         await a.close();
@@ -267,11 +268,11 @@ describe('response cache generations', () => {
       };
       const calls = async (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await a.redisClient!.info('commandstats'))?.[1] ?? 0);
       const stored = async (key: string) => (await a.redisClient!.exists(`${prefix}r:${key}`)) === 1;
-      const settled = () => new Promise((r) => setTimeout(r, 50));
+      const settled = () => Promise.all([a.backgroundSettled(), b.backgroundSettled()]);
       try {
         for (const cache of [a, b]) {
           const client = cache.redisClient!;
-          for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+          await redisReady(client);
         }
         // Redis's invalidation counter started now, not by a store below.
         await (a as unknown as { store: { checkGeneration(): Promise<number> } }).store.checkGeneration();
@@ -337,16 +338,16 @@ describe('response cache generations', () => {
       try {
         for (const cache of [a, b]) {
           const client = cache.redisClient!;
-          for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+          await redisReady(client);
         }
         const settle = await miss(b, 'k');      // B misses and starts reading product 1 from Postgres
         await a.invalidate(['p:1']);             // A commits a write to product 1 and invalidates
         settle(response);                        // B's (old) result arrives afterwards
-        await new Promise((r) => setTimeout(r, 50));
+        await b.backgroundSettled();
         expect(await lookup(b, 'k')).toBeUndefined();
         expect(await lookup(a, 'k')).toBeUndefined();
         await produce(b, 'k');
-        await new Promise((r) => setTimeout(r, 50));
+        await b.backgroundSettled();
         expect(await lookup(a, 'k')).toBeDefined();
       } finally {
         await a.close();
@@ -363,21 +364,23 @@ describe('response cache generations', () => {
       try {
         for (const cache of [a, b]) {
           const client = cache.redisClient!;
-          for (let i = 0; i < 100 && client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+          await redisReady(client);
         }
         await a.invalidate(['p:0']); // the counter started
         const settle = await miss(b, 'k');      // B starts reading product 1 from Postgres
         await a.invalidate(['p:1']);             // A commits a write to product 1 and acknowledges it
+        const missesBefore = b.stats.misses;
         const late = b.obtain('k');              // a request to B sent after the acknowledgement
-        await new Promise((r) => setTimeout(r, 50));
+        await until('the late request looked up (it follows or reads)', () => b.stats.misses > missesBefore);
         settle(response);                        // B's first read (old) arrives
         const found = await late;
         expect(found.outcome).toBe('miss');      // not the old response: it reads for itself
         if (found.outcome === 'miss') found.settle(fresh);
         // With no write since the read began, identical requests share it.
         const settle2 = await miss(b, 'k2');
+        const missesBefore2 = b.stats.misses;
         const follower = b.obtain('k2');
-        await new Promise((r) => setTimeout(r, 50));
+        await until('the follower looked up', () => b.stats.misses > missesBefore2);
         settle2(fresh);
         expect(await follower).toEqual({ outcome: 'shared', response: fresh });
       } finally {
@@ -397,13 +400,12 @@ describe('response cache with a change feed', () => {
     const reader = new ResponseCache(store, { ttlSeconds: 60, warn: quiet, feed });
     return { feed, writer, reader };
   };
-  const settle = () => new Promise((r) => setTimeout(r, 5));
 
   it('does not serve an entry read before a change it heard of, though the store still has it; serves one read after', async () => {
     const { feed, reader } = await setup();
     await produce(reader, 'k', response);
     await produce(reader, 'other', { ...response, tags: ['p:2'] });
-    await settle();
+    await reader.backgroundSettled();
     expect(await lookup(reader, 'k')).toBeDefined();
     feed.time += 1_000;
     reader.heard(['p:1']); // a write to product 1 committed; its invalidation never reached the store
@@ -413,12 +415,12 @@ describe('response cache with a change feed', () => {
     // A read that began within the clock margin of the change is not stored (nobody would serve it) ...
     feed.time += HEARD_MARGIN_MS - 1;
     await produce(reader, 'k', { ...response, body: '{"new":true}' });
-    await settle();
+    await reader.backgroundSettled();
     expect(await lookup(reader, 'k')).toBeUndefined();
     // ... one that began after it is.
     feed.time += 2;
     await produce(reader, 'k', { ...response, body: '{"new":true}' });
-    await settle();
+    await reader.backgroundSettled();
     expect((await lookup(reader, 'k'))?.body).toBe('{"new":true}');
   });
 
@@ -429,18 +431,18 @@ describe('response cache with a change feed', () => {
     reader.heard(['p:1']);
     feed.time += 1_000;
     produced(response);
-    await settle();
+    await reader.backgroundSettled();
     expect(await lookup(reader, 'k')).toBeUndefined();
   });
 
   it('serves and stores nothing while the feed is not listening, and nothing read before it listened again', async () => {
     const { feed, reader } = await setup();
     await produce(reader, 'k');
-    await settle();
+    await reader.backgroundSettled();
     feed.listening = false;
     expect(await lookup(reader, 'k')).toBeUndefined();
     await produce(reader, 'meanwhile');
-    await settle();
+    await reader.backgroundSettled();
     expect(reader.stats.unheard).toBe(2);
     expect(reader.stats.changeFeed).toBe('reconnecting');
     feed.listening = true;
@@ -458,13 +460,12 @@ describe('response cache with a change feed', () => {
     const old = await miss(reader, 'k');
     feed.time += 61_000;
     old(response);
-    await settle();
+    await reader.backgroundSettled();
     expect(await lookup(reader, 'k')).toBeUndefined();
   });
 });
 
 describe('local tier in front of a shared store', () => {
-  const settle = () => new Promise((r) => setTimeout(r, 5));
   /** A shared store (as Redis) that counts reads and can hold one back. */
   const setup = (localBytes = 1 << 20) => {
     const feed = new FakeFeed();
@@ -477,7 +478,7 @@ describe('local tier in front of a shared store', () => {
     const writer = new ResponseCache(sharedStore(memory), { ttlSeconds: 60, warn: quiet, feed });
     const stored = async (key: string, value = response) => {
       await produce(writer, key, value);
-      await settle();
+      await writer.backgroundSettled();
     };
     const hold = () => {
       let release!: () => void;
@@ -493,10 +494,10 @@ describe('local tier in front of a shared store', () => {
     expect(counts).toEqual({ gets: 1, generations: 0 });
     await memory.invalidate(['p:9']); // another instance's write while this miss reads Postgres
     settle(response);
-    await new Promise((r) => setTimeout(r, 5));
+    await cache.backgroundSettled();
     expect(await lookup(cache, 'k')).toBeUndefined();
     await produce(cache, 'k');
-    await new Promise((r) => setTimeout(r, 5));
+    await cache.backgroundSettled();
     expect(await lookup(cache, 'k')).toBeDefined();
   });
 

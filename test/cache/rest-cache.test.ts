@@ -4,7 +4,8 @@
 import { HEARD_MARGIN_MS } from '../../src/cache/response-cache.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestCatalogue, createTestClient, useTestCatalogue, useTestClient, type TestClient } from '../support/catalogue-app.ts';
-import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { cacheConnected, redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
+import { until } from '../support/wait.ts';
 
 const catalogue = useTestCatalogue();
 
@@ -85,8 +86,7 @@ describe('in-process caches of two instances, with the change feed (CHANGE_FEED=
     expect((await get(b, '/products/40')).cache).toBe('hit');
     await put(a, 40, { name: 'Forty, via A' });
     // B hears the commit within milliseconds (docs/caching.md).
-    for (let i = 0; i < 100 && (await get(b, '/products/40')).cache === 'hit'; i++) await new Promise((r) => setTimeout(r, 5));
-    const read = await get(b, '/products/40');
+    const read = await until('B to drop product 40', async () => { const answer = await get(b, '/products/40'); return answer.cache !== 'hit' && answer; });
     expect(JSON.parse(read.body).name).toBe('Forty, via A');
     expect((await get(b, '/products/41')).cache).toBe('hit');
   });
@@ -103,10 +103,7 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
     a = await createTestClient(catalogue.db.url, { env });
     b = await createTestClient(catalogue.db.url, { env });
     // Both connected before the tests start.
-    for (const client of [a, b]) {
-      const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
-      for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
-    }
+    for (const client of [a, b]) await cacheConnected(client.server);
     // An instance does not serve entries read before its change feed started listening (plus a clock margin).
     await new Promise((r) => setTimeout(r, 2 * HEARD_MARGIN_MS));
   });
@@ -119,8 +116,7 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
   it('shares entries: what one instance stored, the other serves', async () => {
     expect((await get(a, '/products/11/styles')).cache).toBe('miss');
     // The store write is fire-and-forget: wait until A's entry is in Redis.
-    const store = (a.server.cache as unknown as { store: { client: { keys(pattern: string): Promise<string[]> } } }).store;
-    for (let i = 0; i < 100 && (await store.client.keys('*products/11/styles*')).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await a.server.cache!.backgroundSettled();
     const fromB = await get(b, '/products/11/styles');
     expect(fromB).toMatchObject({ cache: 'hit', sql: 0 });
   });
@@ -128,7 +124,7 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
   it('a REST write through one instance is seen at once through the other; unrelated entries stay cached', async () => {
     await get(b, '/products/12');
     await get(b, '/products/13');
-    await new Promise((r) => setTimeout(r, 50));
+    await b.server.cache!.backgroundSettled();
     expect((await get(b, '/products/12')).cache).toBe('hit');
     await put(a, 12, { slogan: 'Written through A' });
     const read = await get(b, '/products/12');
@@ -139,7 +135,7 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
 
   it('a GraphQL mutation through one instance is seen at once through the other', async () => {
     await get(b, '/products/14');
-    await new Promise((r) => setTimeout(r, 50));
+    await b.server.cache!.backgroundSettled();
     const mutation = await a.post('mutation { updateProduct(id: "14", input: { defaultPrice: "77.70" }) { id } }');
     expect(mutation.status).toBe(200);
     expect(JSON.parse((await get(b, '/products/14')).body).default_price).toBe('77.70');
@@ -148,7 +144,7 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
   it('keeps answering from Postgres while Redis is down, never serves what changed meanwhile, and caches again when it is back', async () => {
     // B has product 20 cached before the outage.
     await get(b, '/products/20');
-    await new Promise((r) => setTimeout(r, 50));
+    await b.server.cache!.backgroundSettled();
     expect((await get(b, '/products/20')).cache).toBe('hit');
     await redis!.stop();
     const started = Date.now();
@@ -163,12 +159,11 @@ describe.skipIf(!redisAvailable())('shared Redis cache, two instances', () => {
     await put(a, 20, { name: 'Changed while Redis was down' });
     expect(a.server.cache!.pendingInvalidations).toBeGreaterThan(0);
     await redis!.start();
-    for (let i = 0; i < 200 && a.server.cache!.pendingInvalidations > 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(a.server.cache!.pendingInvalidations).toBe(0);
+    await until('A\'s invalidations retried', () => a.server.cache!.pendingInvalidations === 0);
     expect(JSON.parse((await get(b, '/products/20')).body).name).toBe('Changed while Redis was down');
     // And caching works again, without a restart.
     await get(a, '/products/21/styles');
-    await new Promise((r) => setTimeout(r, 50));
+    await a.server.cache!.backgroundSettled();
     expect((await get(a, '/products/21/styles')).cache).toBe('hit');
   });
 });
@@ -190,10 +185,9 @@ describe.skipIf(!redisAvailable())('Redis down when the server starts', () => {
       const health = JSON.parse((await client.app.inject({ method: 'GET', url: '/healthz' })).body);
       expect(health.cache.errors).toBeGreaterThan(0);
       await redis.start();
-      const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
-      for (let i = 0; i < 200 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 25));
+      await cacheConnected(client.server);
       await get(client, '/products/30/styles');
-      await new Promise((r) => setTimeout(r, 50));
+      await client.server.cache!.backgroundSettled();
       expect((await get(client, '/products/30/styles')).cache).toBe('hit');
     } finally {
       await client.close();
@@ -211,10 +205,7 @@ describe.skipIf(!redisAvailable())('listing pages across instances (more than on
     const a = await createTestClient(big.db.url, { env });
     const b = await createTestClient(big.db.url, { env });
     try {
-      for (const client of [a, b]) {
-        const store = (client.server.cache as unknown as { store: { client: { status: string } } }).store;
-        for (let i = 0; i < 100 && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
-      }
+      for (const client of [a, b]) await cacheConnected(client.server);
       const page = '/products?page=1001&count=1'; // the 1,001st product
       const before = JSON.parse((await get(b, page)).body)[0].id as number;
       expect((await a.app.inject({ method: 'DELETE', url: '/products/5' })).statusCode).toBe(204);

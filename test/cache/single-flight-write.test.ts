@@ -30,7 +30,7 @@ describe.skipIf(!redisAvailable())('a read in flight when a write is acknowledge
     const env = { REDIS_URL: redis.url, CACHE: 'on', CACHE_PREFIX: prefix, CACHE_ADMISSION: 'doorkeeper', RATE_LIMIT: 'off' };
     const ready = { health: (health: Record<string, any>) => health.cache?.store === 'redis' && health.cache?.changeFeed === 'listening' };
     [a, b] = await Promise.all([startApiProcess({ ...env, DATABASE_URL: catalogue.db.url }, ready), startApiProcess({ ...env, DATABASE_URL: proxy.urlOf(catalogue.db.url) }, ready)]);
-  }, 60_000);
+  });
   afterAll(async () => {
     for (const server of [a, b]) server?.child.kill('SIGTERM');
     await proxy?.close();

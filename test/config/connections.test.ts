@@ -8,15 +8,15 @@ import { checkingIntervalMs, timeoutOptions } from '../../src/http/connections.t
 const problems = configProblems;
 
 describe('HTTP connection limits', () => {
-  it('defaults: 10 s for headers, 30 s for a request, 72 s keep-alive (above nginx 60 s), 10,000 connections, 1,000 an address', () => {
+  it('defaults: 10 s for headers, 30 s for a request, 72 s keep-alive (above nginx 60 s), 10,000 connections, 1,000 an address, 200 new ones a second an address', () => {
     expect(loadConfig({})).toMatchObject({
-      httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 72_000, httpMaxConnections: 10_000, httpMaxConnectionsPerAddress: 1_000,
+      httpHeadersTimeoutMs: 10_000, httpRequestTimeoutMs: 30_000, httpKeepAliveTimeoutMs: 72_000, httpMaxConnections: 10_000, httpMaxConnectionsPerAddress: 1_000, httpNewConnectionsPerAddressPerSecond: 200,
     });
   });
 
   it('takes each from the environment', () => {
-    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000', HTTP_MAX_CONNECTIONS: '50', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '20' })).toMatchObject({
-      httpHeadersTimeoutMs: 2_000, httpRequestTimeoutMs: 3_000, httpKeepAliveTimeoutMs: 5_000, httpMaxConnections: 50, httpMaxConnectionsPerAddress: 20,
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '5000', HTTP_MAX_CONNECTIONS: '50', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '20', HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND: '7' })).toMatchObject({
+      httpHeadersTimeoutMs: 2_000, httpRequestTimeoutMs: 3_000, httpKeepAliveTimeoutMs: 5_000, httpMaxConnections: 50, httpMaxConnectionsPerAddress: 20, httpNewConnectionsPerAddressPerSecond: 7,
     });
   });
 
@@ -36,7 +36,7 @@ describe('HTTP connection limits', () => {
   });
 
   it('has node:http check the timeouts a tenth as often as the shorter one, at most every second', () => {
-    const limits = { headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, keepAliveTimeoutMs: 72_000, maxConnections: 10, maxConnectionsPerAddress: 10 };
+    const limits = { headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, keepAliveTimeoutMs: 72_000, maxConnections: 10, maxConnectionsPerAddress: 10, newConnectionsPerAddressPerSecond: 10 };
     expect(checkingIntervalMs(limits)).toBe(200);
     expect(checkingIntervalMs({ ...limits, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 })).toBe(1_000);
     expect(timeoutOptions(limits)).toEqual({

@@ -44,7 +44,7 @@ function run(script: string, args: string[], env: Record<string, string> = {}): 
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000); // a failure bound (a loaded host)
     child.once('error', (error) => { clearTimeout(timer); reject(error); });
     child.once('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
   });
@@ -249,7 +249,8 @@ describe('data:load: a good load', () => {
     // Killed once every file is in the staging tables, before keys, documents and the swap.
     const child = spawn(NODE, [LOAD, '--dir', GOOD, '--replace'], { cwd: ROOT, env: { ...process.env, CI: '1', DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'pipe'] });
     const killed = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(false); }, 50_000);
+      // A failure bound, not a wait: a loaded two-core host takes minutes to stage the files.
+      const timer = setTimeout(() => { child.kill('SIGKILL'); resolve(false); }, 180_000);
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
         if (chunk.includes('building primary keys')) { child.kill('SIGKILL'); clearTimeout(timer); resolve(true); }
       });
@@ -266,7 +267,7 @@ describe('data:load: a good load', () => {
     expect(runs.map((r) => r.status)).toEqual(['succeeded', 'failed', 'succeeded']);
     expect(runs[1]!.error).toMatch(/interrupted/);
     expect(await query(db.url, `SELECT 1 FROM pg_namespace WHERE nspname = 'catalog_staging'`)).toHaveLength(0);
-  });
+  }, 300_000);
 
   it('refuses to load again without --replace, and keeps the catalogue', async () => {
     const line = expectCleanFailure(await run(LOAD, ['--dir', GOOD], { DATABASE_URL: db.url }), /--replace/);

@@ -172,7 +172,7 @@ describe.skipIf(!redisAvailable())('writes through two processes while the catal
     const live = wsClient(servers[1]!.url, { apiKey: authorization.slice('Bearer '.length) });
     const { received, dispose } = subscribeWs(live, { query: `subscription { productChanged(ids: ["${WATCHED}"]) { id product { name } } }` });
     try {
-      await received.until((r) => r.latest(WATCHED) !== undefined, 10_000, 'the first state');
+      await received.until((r) => r.latest(WATCHED) !== undefined, 20_000, 'the first state');
       await writeThrough('swap', async (paused) => {
         await loadCatalogue({ databaseUrl: catalogue.db.url, dir: filesB.dir, replace: true, log: (line) => { if (line.startsWith(REFUSED_LINE)) paused(); } });
       });

@@ -9,7 +9,7 @@ import {
   type BrowsePageQuery, type ShopFacetsQuery, type SearchProductsQuery,
 } from '../../src/generated/graphql/operations/graphql.ts';
 import { pageStatement, PRICE_BANDS } from '../../src/catalog/browse/browse-statements.ts';
-import { PREFIX_EXPANSION } from '../../src/catalog/browse/search-rules.ts';
+import { PREFIX_EXPANSION } from '../../src/search/dictionary/resolve.ts';
 import type { BrowseOrder } from '../../src/catalog/browse/browse-input.ts';
 import type { Position } from '../../src/catalog/browse/browse-cursor.ts';
 import { MAX_QUERY_CHARACTERS } from '../../src/catalog/browse/browse-input.ts';

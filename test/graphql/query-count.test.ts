@@ -147,7 +147,7 @@ describe.each(EXECUTORS)('x-sql-statements with $engine', ({ env }) => {
     expect(counts).toEqual({ 1: 2, 10: 2, 50: 2 });
   });
 
-  // A search's words resolved lately are remembered (src/catalog/browse/resolution-memo.ts):
+  // A search's words resolved lately are remembered (src/search/dictionary/resolution-memo.ts):
   // its page is then its only statement. Each size is asked with the memo empty, then again.
   it('a search costs 2 statements (words, page), 1 with its words remembered, and 1 more with its facets, for first = 1, 10 and 50; facets alone 1, of a search 2 (1 remembered)', async () => {
     const memo = client.server.memo!;

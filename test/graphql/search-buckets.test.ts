@@ -7,7 +7,7 @@
 // order, losing and repeating nothing.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SearchProductsDocument, type SearchProductsQuery } from '../../src/generated/graphql/operations/graphql.ts';
-import { SEARCH_BUCKETS } from '../../src/catalog/browse/search-rules.ts';
+import { SEARCH_BUCKETS } from '../../src/search/bucket-sort.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue();

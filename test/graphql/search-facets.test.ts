@@ -1,4 +1,4 @@
-// Search counts users can trust (src/catalog/browse/search-statements.ts,
+// Search counts users can trust (src/search/facets/search-facets.ts,
 // docs/browse.md "Facets"): totalCount and every facet count are exact up to
 // COUNT_EXACT_UP_TO matches; past it they are lower bounds, never above the
 // truth, and `exact` is false; a search for one or two common words alone
@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SearchWithFacetsDocument, ShopFacetsDocument, type ShopFacetsQuery } from '../../src/generated/graphql/operations/graphql.ts';
 import { PRICE_BANDS } from '../../src/catalog/browse/browse-statements.ts';
-import { COUNT_EXACT_UP_TO, SEARCH_POSTINGS_SHARE } from '../../src/catalog/browse/search-rules.ts';
+import { SEARCH_POSTINGS_SHARE } from '../../src/search/dictionary/resolve.ts';
+import { COUNT_EXACT_UP_TO } from '../../src/search/facets/search-facets.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
 
 const catalogue = useTestCatalogue({ scale: 0.1, timeout: 600_000 });

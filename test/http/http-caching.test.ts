@@ -187,11 +187,13 @@ describe('CdnPurge against a purge URL that never answers', () => {
     try {
       const queued = performance.now();
       for (let id = 1; id <= 3000; id++) purge.purge([`p:${id}`]);
-      expect(performance.now() - queued).toBeLessThan(200);
+      // Never waiting for the network: 3,000 calls answered in well under one request timeout's worth each.
+      expect(performance.now() - queued).toBeLessThan(1_000);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const closing = performance.now();
       await purge.close();
-      expect(performance.now() - closing).toBeLessThan(2_000);
+      // About two request timeouts (300 ms), not one per batch: well under 5 s on a loaded host.
+      expect(performance.now() - closing).toBeLessThan(5_000);
       expect(purge.stats.dropped).toBe(3000);
       expect(purge.stats.sent).toBe(0);
       expect(warnings.length).toBeGreaterThan(0);

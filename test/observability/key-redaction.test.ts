@@ -53,7 +53,7 @@ describe('API keys in what a request sends are never logged', () => {
   beforeAll(async () => {
     key = await createTestApiKey(catalogue.db.url, { name: 'leaky client' });
     server = await startApiProcess({ DATABASE_URL: catalogue.db.url, LOG_LEVEL: 'debug' });
-  }, 60_000);
+  });
   afterAll(async () => {
     server?.child.kill('SIGTERM');
     await server?.exited;

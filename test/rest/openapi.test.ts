@@ -112,7 +112,7 @@ describe('the OpenAPI document', () => {
       }
       expect(examples).toBeGreaterThanOrEqual(15);
     }
-  });
+  }, 180_000); // a failure bound: validating every schema and example takes minutes on a loaded host
 
   it('documents parameters as the routes check them: positive integers, count at most maxPageSize, defaults page=1 count=5', async () => {
     type Parameter = { name: string; in: string; required: boolean; schema: Record<string, unknown> };

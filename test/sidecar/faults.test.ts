@@ -12,7 +12,7 @@ describe('sidecar sync on a flaky legacy service', () => {
       env: { LEGACY_MAX_ATTEMPTS: '4', LEGACY_RETRY_AFTER_MAX_WAIT_MS: '2000', LEGACY_BREAKER_FAILURES: '10' },
     });
     await synced(setup, 45_000);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await setup?.close();

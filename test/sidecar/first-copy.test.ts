@@ -9,6 +9,7 @@
 // budget, each answer time and each round are a tenth of the real ones, and
 // the bound is the same arithmetic (src/sidecar/bounds.ts). And the sync uses
 // the whole budget of a service fast enough to take it.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LegacySimulator, type RequestLogEntry, startLegacySimulator } from '../../src/legacy-sim/server.ts';
 import { fillRequests, serialMs, SETTLE_MS, stalenessRequests } from '../../src/sidecar/bounds.ts';
@@ -85,6 +86,10 @@ describe(`the first copy of ${PRODUCTS} products from a slow legacy service (iss
   const expected = new Map<string, string>();
   let firstRequestAt = 0;
   let copiedAt = 0;
+  /** How long this process (the sidecar runs in it) was kept from running during the copy: a loaded host's share, ms. */
+  let starvedMs = 0;
+  /** The sync's rounds that waited for the next, as of the copy's completion. */
+  let roundWaits: { count: number; firstAt: string | undefined };
 
   const localBody = async (path: string) => (await setup.client.app.inject({ method: 'GET', url: path })).body;
 
@@ -102,7 +107,14 @@ describe(`the first copy of ${PRODUCTS} products from a slow legacy service (iss
         LEGACY_SYNC_RECENT_IDS: '0',
       },
     });
+    // The bound is the legacy service's time; a host too busy to run this process adds its own. The event
+    // loop's lateness, summed (sampled every 10 ms), is that time; on an idle host it is near 0.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     copiedAt = await caughtUp(setup, PRODUCTS, 120_000);
+    loop.disable();
+    starvedMs = (Math.max(0, loop.mean - 10e6) * loop.count) / 1e6;
+    roundWaits = setup.client.server.sidecar!.worker.progress().roundWaits;
     firstRequestAt = receivedAt(setup.sim.requests()[0]!);
   }, 180_000);
 
@@ -119,12 +131,12 @@ describe(`the first copy of ${PRODUCTS} products from a slow legacy service (iss
 
   it('is complete within the documented bound: every request needed and no other, each within its share of the budget or its answer time', () => {
     const log = fillOf(between(setup.sim, firstRequestAt, copiedAt));
-    const bound = serialMs(log.map((entry) => entry.ms!), MAX_RPS) + SETTLE_MS + POLL_MS;
+    const bound = serialMs(log.map((entry) => entry.ms!), MAX_RPS) + SETTLE_MS + POLL_MS + starvedMs;
     const took = copiedAt - firstRequestAt;
     const gaps = idleGaps(log);
     const longest = gaps.reduce((a, b) => (b.ms > a.ms ? b : a), { ms: 0, before: '', at: 0 });
     const summary = {
-      took, bound, requests: log.length, needed: fillRequests(PRODUCTS, PAGE_SIZE), perSecond: log.length / (took / 1000),
+      took, bound, starvedMs: Math.round(starvedMs), requests: log.length, needed: fillRequests(PRODUCTS, PAGE_SIZE), perSecond: log.length / (took / 1000),
       longestIdle: longest, idleMs: gaps.reduce((a, b) => a + b.ms, 0), gapsOver100ms: gaps.filter((g) => g.ms > 100).map((g) => `${g.ms} ms before ${g.before} (#${g.at})`),
     };
     // Every product route read once, the listing once per page: forward references cost no requests.
@@ -133,10 +145,13 @@ describe(`the first copy of ${PRODUCTS} products from a slow legacy service (iss
     expect(productRoutes.length, JSON.stringify(summary)).toBe(3 * PRODUCTS);
     expect(log.length, JSON.stringify(summary)).toBeLessThanOrEqual(fillRequests(PRODUCTS, PAGE_SIZE));
     expect(took, JSON.stringify(summary)).toBeLessThanOrEqual(bound);
-    // No idle gap between rounds (an interval is 500 ms here): the simulator waits for the budget's share
-    // and, on a loaded machine, for a transaction now and then, never for the next round.
-    expect(longest.ms, JSON.stringify(summary)).toBeLessThan(INTERVAL_MS);
-    expect(summary.idleMs, JSON.stringify(summary)).toBeLessThan(0.15 * took);
+    // No round waited for the next while there was copying to do: the simulator waits for the budget's
+    // share and, on a loaded machine, for a transaction now and then (the longest such gap is in the
+    // summary), never for an interval. A round may wait once the last first read is answered.
+    const lastRead = log.at(-1)!;
+    const waitedDuringFill = roundWaits.firstAt !== undefined && Date.parse(roundWaits.firstAt) < receivedAt(lastRead) + lastRead.ms!;
+    expect({ waitedDuringFill, roundWaits }, JSON.stringify(summary)).toMatchObject({ waitedDuringFill: false });
+    expect(summary.idleMs - starvedMs, JSON.stringify(summary)).toBeLessThan(0.15 * took);
   });
 
   it('never exceeded the budget: LEGACY_MAX_RPS in any second, one request at a time', () => {
@@ -165,6 +180,7 @@ describe(`the first copy of ${PRODUCTS} products from a slow legacy service (iss
 describe('against a legacy service fast enough to take the whole budget', () => {
   let setup: SidecarSetup;
   let copiedAt = 0;
+  let starvedMs = 0;
   const maxRps = 20;
 
   beforeAll(async () => {
@@ -172,7 +188,12 @@ describe('against a legacy service fast enough to take the whole budget', () => 
       sim: { products: 100, overheadMs: 2, requestLogSize: 100_000 },
       env: { LEGACY_MAX_RPS: String(maxRps), LEGACY_MAX_CONCURRENCY: '2', LEGACY_SYNC_INTERVAL_SECONDS: '1', LEGACY_SYNC_PAGE_SIZE: '100', LEGACY_SYNC_RECENT_IDS: '0' },
     });
+    // As above: the time this process was kept from running on a busy host is not the sync's to spend.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     copiedAt = await caughtUp(setup, 100, 60_000);
+    loop.disable();
+    starvedMs = (Math.max(0, loop.mean - 10e6) * loop.count) / 1e6;
   }, 90_000);
 
   afterAll(async () => {
@@ -183,9 +204,9 @@ describe('against a legacy service fast enough to take the whole budget', () => 
     const log = setup.sim.requests();
     const fill = fillOf(log.filter((entry) => receivedAt(entry) <= copiedAt));
     const seconds = (receivedAt(fill.at(-1)!) - receivedAt(fill[0]!)) / 1000;
-    // Starts per second, counted between the first and the last: n - 1 intervals.
-    const perSecond = (fill.length - 1) / seconds;
-    expect(perSecond, `${fill.length} requests in ${seconds} s`).toBeGreaterThanOrEqual(0.9 * maxRps);
+    // Starts per second, counted between the first and the last: n - 1 intervals, less the time this process could not run.
+    const perSecond = (fill.length - 1) / Math.max(1, seconds - starvedMs / 1000);
+    expect(perSecond, `${fill.length} requests in ${seconds} s, ${Math.round(starvedMs)} ms of them starved`).toBeGreaterThanOrEqual(0.9 * maxRps);
     expect(fill.filter((entry) => entry.route !== 'GET /products')).toHaveLength(3 * 100);
     expect(busiestSecond(log)).toBeLessThanOrEqual(maxRps);
     expect(setup.sim.stats().maxInFlight).toBeLessThanOrEqual(2);

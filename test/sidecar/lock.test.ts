@@ -14,7 +14,7 @@ describe('sidecar sync lock', () => {
     setup = await startSidecarSetup({ sim: { products: 15 } });
     await synced(setup);
     second = await createTestClient(setup.database.url, { env: sidecarEnv(setup.sim) });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await second?.close();
@@ -25,7 +25,10 @@ describe('sidecar sync lock', () => {
     await eventually(() => second.server.sidecar!.worker.state === 'standby', 5_000, 'the second instance to stand by');
     expect(setup.client.server.sidecar!.worker.state).toBe('syncing');
     const verified = second.server.sidecar!.worker.progress().verified;
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // While the syncing instance verifies more products, the standby verifies none.
+    const first = setup.client.server.sidecar!.worker;
+    const firstVerified = first.progress().verified;
+    await eventually(() => first.progress().verified >= firstVerified + 5, 30_000, 'the syncing instance to verify more products');
     expect(second.server.sidecar!.worker.progress().verified).toBe(verified);
     expect(second.server.sidecar!.worker.progress().verified).toBe(0);
     // It still serves the copy, with its age (the syncing instance's successes, from the stored state).

@@ -28,7 +28,7 @@ describe('sidecar mode in the server process', () => {
     sim = await startLegacySimulator({ products: 20, overheadMs: 20 });
     database = await createTestDatabase();
     api = await startApiProcess({ ...sidecarEnv(sim), DATABASE_URL: database.url, WORKERS: '2', CACHE: 'on', RATE_LIMIT: 'off' });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await api?.stop();

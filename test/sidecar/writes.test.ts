@@ -14,7 +14,7 @@ describe('sidecar writes', () => {
   beforeAll(async () => {
     setup = await startSidecarSetup({ sim: { products: 12 } });
     await synced(setup);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await setup?.close();
@@ -168,7 +168,7 @@ describe('a style the legacy service moves to another product', () => {
         await syncing.database.drop();
       },
     };
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await setup?.close();

@@ -20,11 +20,11 @@ describe('SIGTERM with subscribers', () => {
       const query = 'subscription($ids: [ID!]!) { productChanged(ids: $ids) { id product { name } } }';
       const overWs = subscribeWs(ws, { query, variables: { ids: [id] } });
       const overSse = subscribeSse(sse, { query, variables: { ids: [id] } });
-      for (const { received } of [overWs, overSse]) await received.until((r) => r.latest(id) !== undefined, 10_000, 'the current state');
+      for (const { received } of [overWs, overSse]) await received.until((r) => r.latest(id) !== undefined, 20_000, 'the current state');
       await api.stop();
       expect(await api.exited).toEqual({ code: 0, signal: null });
       expect(closes).toContain(1012);
-      await overSse.received.until((r) => r.error !== undefined || r.completed, 5_000, 'the end of the stream');
+      await overSse.received.until((r) => r.error !== undefined || r.completed, 20_000, 'the end of the stream');
       // Ended, not completed: a client with retries left reconnects.
       expect(overSse.received.completed).toBe(false);
     } finally {

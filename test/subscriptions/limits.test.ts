@@ -37,7 +37,7 @@ async function rawWs(url: string, exchange: (socket: WebSocket) => void, options
 }
 
 async function closeOf(received: Received): Promise<number | undefined> {
-  await received.until((r) => r.error !== undefined, 5_000, 'a close');
+  await received.until((r) => r.error !== undefined, 20_000, 'a close');
   return (received.error as { code?: number }).code;
 }
 
@@ -58,7 +58,7 @@ describe('with API_KEYS_FOR_READS=required', () => {
     }
     for (const ws of [wsClient(base(), { apiKey: client.apiKey }), wsClient(base(), { headers: { 'x-api-key': client.apiKey! } })]) {
       const { received, dispose } = subscribeWs(ws, { query: STOCK, variables: { ids: [id] } });
-      await received.until((r) => r.latest(id) !== undefined, 5_000, 'the current state');
+      await received.until((r) => r.latest(id) !== undefined, 20_000, 'the current state');
       dispose();
       await ws.dispose();
     }
@@ -79,7 +79,7 @@ describe('with API_KEYS_FOR_READS=required', () => {
     expect(await sse.json()).toEqual({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
     const ws = wsClient(base(), { apiKey: client.apiKey, headers: { 'x-api-key': client.apiKey! } });
     const { received, dispose } = subscribeWs(ws, { query: STOCK, variables: { ids: [id] } });
-    await received.until((r) => r.latest(id) !== undefined, 5_000, 'the current state');
+    await received.until((r) => r.latest(id) !== undefined, 20_000, 'the current state');
     dispose();
     await ws.dispose();
   });
@@ -95,7 +95,7 @@ describe('with API_KEYS_FOR_READS=required', () => {
     expect(bad.status).toBe(401);
     const sse = sseClient(base(), { apiKey: client.apiKey });
     const { received, dispose } = subscribeSse(sse, { query: STOCK, variables: { ids: [id] } });
-    await received.until((r) => r.latest(id) !== undefined, 5_000, 'the current state');
+    await received.until((r) => r.latest(id) !== undefined, 20_000, 'the current state');
     dispose();
     sse.dispose();
   });
@@ -116,7 +116,7 @@ describe('limits and malformed traffic', () => {
     const ws = wsClient(base(), { apiKey: client.apiKey });
     try {
       const { received } = subscribeWs(ws, { query, variables });
-      await received.until((r) => r.error !== undefined, 5_000, 'an error');
+      await received.until((r) => r.error !== undefined, 20_000, 'an error');
       const errors = received.error as { message: string; extensions?: Record<string, unknown> }[];
       expect(Array.isArray(errors), JSON.stringify(received.error)).toBe(true);
       return errors[0]!;
@@ -143,16 +143,16 @@ describe('limits and malformed traffic', () => {
     try {
       const first = subscribeWs(ws, { query: STOCK, variables: { ids: [ids[0]] } });
       const second = subscribeWs(ws, { query: STOCK, variables: { ids: [ids[1]] } });
-      for (const { received } of [first, second]) await received.until((r) => r.changes.length > 0, 5_000, 'a state');
+      for (const { received } of [first, second]) await received.until((r) => r.changes.length > 0, 20_000, 'a state');
       const third = subscribeWs(ws, { query: STOCK, variables: { ids: [ids[2]] } });
-      await third.received.until((r) => r.error !== undefined, 5_000, 'a refusal');
+      await third.received.until((r) => r.error !== undefined, 20_000, 'a refusal');
       expect((third.received.error as { extensions: { code: string } }[])[0]!.extensions.code).toBe('TOO_MANY_SUBSCRIPTIONS');
       await catalogue.direct.rows(`UPDATE products SET name = 'Still live' WHERE id = $1`, [ids[0]]);
-      await first.received.until((r) => r.latest(ids[0]!)?.name === 'Still live', 5_000, 'the change');
+      await first.received.until((r) => r.latest(ids[0]!)?.name === 'Still live', 20_000, 'the change');
       // Once one completes, there is room again.
       second.dispose();
       const fourth = subscribeWs(ws, { query: STOCK, variables: { ids: [ids[2]] } });
-      await fourth.received.until((r) => r.changes.length > 0, 5_000, 'a state');
+      await fourth.received.until((r) => r.changes.length > 0, 20_000, 'a state');
     } finally {
       await ws.dispose();
     }
@@ -215,7 +215,7 @@ describe('rate limits', () => {
     for (let i = 0; i < 4; i++) {
       const ws = wsClient(base());
       const { received } = subscribeWs(ws, { query: 'subscription($ids: [ID!]!) { productChanged(ids: $ids) { id } }', variables: { ids: [id] } });
-      await received.until((r) => r.changes.length > 0 || r.error !== undefined, 5_000, 'a state or a close');
+      await received.until((r) => r.changes.length > 0 || r.error !== undefined, 20_000, 'a state or a close');
       codes.push(received.error === undefined ? 0 : (received.error as { code?: number; extensions?: unknown }).code ?? -1);
       await ws.dispose();
     }

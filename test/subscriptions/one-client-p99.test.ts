@@ -24,7 +24,7 @@ const NORMAL = '127.0.0.2';
 const PENDING = Number(process.env.PENDING ?? 40);
 
 /** Every cap of issue 45 lifted: the process as it was before them. */
-const NO_CAPS = Object.fromEntries(['HTTP_MAX_CONNECTIONS_PER_ADDRESS', 'LIVE_MAX_CONNECTIONS', 'LIVE_MAX_CONNECTIONS_PER_ADDRESS', 'LIVE_MAX_PENDING_PER_ADDRESS']
+const NO_CAPS = Object.fromEntries(['HTTP_MAX_CONNECTIONS_PER_ADDRESS', 'HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND', 'LIVE_MAX_CONNECTIONS', 'LIVE_MAX_CONNECTIONS_PER_ADDRESS', 'LIVE_MAX_PENDING_PER_ADDRESS']
   .map((name) => [name, String(FLOOD - 500)]));
 
 function percentile(sorted: number[], p: number): number {

@@ -21,12 +21,12 @@ describe('the change feed interrupted', () => {
     const ws = wsClient(base, { apiKey: client.apiKey });
     const { received, dispose } = subscribeWs(ws, { query: 'subscription($ids: [ID!]!) { productChanged(ids: $ids) { id product { name } } }', variables: { ids: [id] } });
     try {
-      await received.until((r) => r.latest(id) !== undefined, 5_000, 'the current state');
+      await received.until((r) => r.latest(id) !== undefined, 20_000, 'the current state');
       // Kill the LISTEN connection and write at once, before it can be back.
       await catalogue.direct.rows(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [`catalogue-changes:${process.pid}`]);
       await catalogue.direct.rows(`UPDATE products SET name = 'Written in the gap' WHERE id = $1`, [id]);
-      await received.until((r) => r.results.some((result) => result.errors?.[0]?.extensions?.code === 'LIVE_UPDATES_PAUSED'), 5_000, 'the notice');
-      await received.until((r) => r.latest(id)?.name === 'Written in the gap', 10_000, 'the state after the gap');
+      await received.until((r) => r.results.some((result) => result.errors?.[0]?.extensions?.code === 'LIVE_UPDATES_PAUSED'), 20_000, 'the notice');
+      await received.until((r) => r.latest(id)?.name === 'Written in the gap', 20_000, 'the state after the gap');
       expect(received.error).toBeUndefined();
       expect(received.completed).toBe(false);
     } finally {

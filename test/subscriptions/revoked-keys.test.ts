@@ -48,7 +48,7 @@ for (const reads of ['optional', 'required'] as const) {
         const stream = subscribeSse(sse, { query: NAME, variables: { ids: [id] } });
         // A second connection, open and acknowledged, that subscribes only after the revocation.
         const first = subscribeWs(idle, { query: NAME, variables: { ids: [other] } });
-        for (const { received } of [live, stream, first]) await received.until((r) => r.changes.length > 0, 5_000, 'the current state');
+        for (const { received } of [live, stream, first]) await received.until((r) => r.changes.length > 0, 20_000, 'the current state');
         first.dispose();
 
         await catalogue.direct.rows('UPDATE api_keys SET revoked_at = now() WHERE key_hash = encode(sha256($1::bytea), \'hex\')', [key]);
@@ -72,7 +72,7 @@ for (const reads of ['optional', 'required'] as const) {
         const watcher = wsClient(base(), { apiKey: client.apiKey });
         try {
           const check = subscribeWs(watcher, { query: NAME, variables: { ids: [id] } });
-          await check.received.until((r) => r.changes.length > 0, 5_000, 'the changed state');
+          await check.received.until((r) => r.changes.length > 0, 20_000, 'the changed state');
         } finally {
           await watcher.dispose();
         }

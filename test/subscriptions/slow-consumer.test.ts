@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { LiveSubscription } from '../../src/graphql/subscriptions/hub.ts';
 import { useTestCatalogue, useTestClient } from '../support/catalogue-app.ts';
+import { starvation } from '../support/wait.ts';
 
 const SLOW_MS = 6_000;
 /** The subscriber counts as stuck once it has taken nothing for this long. */
@@ -205,9 +206,11 @@ describe('a WebSocket that stops answering pings', () => {
     const connections = await Promise.all(Array.from({ length: 60 }, (_, i) => connect(i > 0)));
     const [mute, ...answering] = connections;
     const started = performance.now();
+    const starved = starvation();
     try {
       const closedAt = await Promise.race([mute!.closedAt, new Promise<number>((resolve) => setTimeout(() => resolve(Number.NaN), 4 * PING_MS))]);
-      expect(closedAt - started).toBeLessThanOrEqual(2 * PING_MS + 300);
+      // Two periods, plus the time a loaded host kept this process (the server's timers are in it) from running.
+      expect(closedAt - started).toBeLessThanOrEqual(2 * PING_MS + 300 + starved.stop());
       await new Promise((resolve) => setTimeout(resolve, 3 * PING_MS));
       const elapsedPeriods = (performance.now() - started) / PING_MS;
       for (const connection of answering) {

@@ -49,7 +49,8 @@ export function startApiProcess(env: Record<string, string>, ready: ApiProcessOp
       }
     },
     intervalMs: 100,
-    timeoutMs: 30_000,
+    // A failure bound, not a wait: cluster workers compiling TypeScript on a loaded two-core host take tens of seconds.
+    timeoutMs: 90_000,
     stdout: 'capture',
     stderr: ready.stderr ?? 'capture',
     onStdout: ready.onStdout,

@@ -45,7 +45,7 @@ export class Received {
   }
 
   /** Resolves once `condition` holds; fails after `ms` with what was received. */
-  async until(condition: (received: this) => boolean, ms = 5_000, what = 'the expected results'): Promise<void> {
+  async until(condition: (received: this) => boolean, ms = 20_000, what = 'the expected results'): Promise<void> {
     const deadline = Date.now() + ms;
     while (!condition(this)) {
       if (this.error !== undefined || this.completed || Date.now() > deadline) {

@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { freePort } from '../../bench/lib/free-port.ts';
+import { until } from './wait.ts';
 
 export function redisAvailable(): boolean {
   const found = spawnSync('redis-server', ['--version']).status === 0;
@@ -55,14 +56,15 @@ export class TestRedis {
   async start(): Promise<void> {
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...this.args], { stdio: 'ignore' });
     this.process = child;
-    for (let i = 0; i < 100 && child.exitCode === null && child.signalCode === null; i++) {
+    // A failure bound, not a wait: a loaded host can take seconds to start it.
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline && child.exitCode === null && child.signalCode === null;) {
       if ((await redisPid(this.port)) === child.pid) return;
       await new Promise((r) => setTimeout(r, 50));
     }
     const exited = child.exitCode !== null || child.signalCode !== null;
     if (!exited) child.kill('SIGKILL');
     this.process = undefined;
-    throw new PortTakenError(`redis-server on port ${this.port} ${exited ? 'exited at start (port taken by another server?)' : 'did not answer within 5 s'}`);
+    throw new PortTakenError(`redis-server on port ${this.port} ${exited ? 'exited at start (port taken by another server?)' : 'did not answer within 20 s'}`);
   }
   async stop(): Promise<void> {
     const child = this.process;
@@ -87,8 +89,13 @@ export async function startTestRedis(args: string[] = []): Promise<TestRedis> {
   }
 }
 
-/** Waits (up to 2 s) until an app's response cache is connected to its Redis. */
+/** Waits until an app's response cache is connected to its Redis (if it has one). */
 export async function cacheConnected(app: { cache: unknown }): Promise<void> {
   const store = (app.cache as { store?: { client?: { status: string } } } | undefined)?.store;
-  for (let i = 0; i < 100 && store?.client && store.client.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+  if (store?.client) await redisReady(store.client);
+}
+
+/** Waits until an ioredis client is connected ('ready'). */
+export async function redisReady(client: { status: string }, timeoutMs = 15_000): Promise<void> {
+  await until('the Redis client ready', () => client.status === 'ready', { timeoutMs });
 }

@@ -5,7 +5,7 @@
 // once for the shape's own predicates rather than for a catch-all
 // `($1 IS NULL OR ...)` that no index serves. Everything reads the browse
 // read model (product_browse and the facet cells: see prisma/functions and
-// docs/browse.md). Searches: search-statements.ts.
+// docs/browse.md). Searches: src/search/.
 import { createHash } from 'node:crypto';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
 import type { Position } from './browse-cursor.ts';
@@ -245,7 +245,7 @@ function sizeFacetFromCells(filter: BrowseFilter, params: Parameters): string {
  * the filter (so a chosen category still shows the others' counts), the
  * total over all of it, from the cell tables (a few thousand rows, whatever
  * the catalogue's size; for two sizes, the pair's cells too; for more, the
- * size set cells). A search's: searchFacetsStatement (search-statements.ts).
+ * size set cells). A search's: searchFacetsStatement (src/search/facets/search-facets.ts).
  * Rows: facet ('category' | 'size' | 'price' | 'total' | 'exact'), value, count.
  */
 export function facetsStatement(filter: BrowseFilter): BrowseStatement {

@@ -8,9 +8,12 @@ import { ExpensiveReadRefused, type ExpensiveReads } from './expensive-reads.ts'
 import { decodeCursor, encodeCursor, type Ordering, orderingOf, type Position } from './browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from './browse-input.ts';
 import { type BrowseStatement, facetsStatement, type PageExtras, pageStatement, PRICE_BANDS } from './browse-statements.ts';
-import type { ResolutionMemo } from './resolution-memo.ts';
-import { rankOf } from './search-rules.ts';
-import { parseSearchKey, type Resolved, resolvedOf, resolveStatement, searchFacetsStatement, searchStatement } from './search-statements.ts';
+import type { ResolutionMemo } from '../../search/dictionary/resolution-memo.ts';
+import { resolveStatement } from '../../search/dictionary/resolve.ts';
+import { type Resolved, resolvedOf } from '../../search/dictionary/resolved.ts';
+import { parseSearchKey, searchStatement } from '../../search/bucket-sort.ts';
+import { searchFacetsStatement } from '../../search/facets/search-facets.ts';
+import { rankOf } from '../../search/ranking/rules.ts';
 import type { Product } from '../model/types.ts';
 
 export interface Edge {
@@ -49,7 +52,7 @@ export interface Facets {
   categories: FacetCount[];
   sizes: FacetCount[];
   priceBands: PriceBandCount[];
-  /** False when the counts are lower bounds: a search with more matches than COUNT_EXACT_UP_TO (search-rules.ts). */
+  /** False when the counts are lower bounds: a search with more matches than COUNT_EXACT_UP_TO (src/search/facets/search-facets.ts). */
   exact: boolean;
 }
 

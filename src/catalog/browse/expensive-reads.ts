@@ -16,6 +16,12 @@ export interface ExpensiveReadLimits {
   queue: number;
   /** Longest a statement waits for a slot; then it is refused. */
   maxWaitMs: number;
+  /**
+   * The share of its time a slot may be busy, in percent (100: no rest).
+   * Below 100 a slot rests after each statement, in proportion to how long
+   * the statement ran, before the next in line takes it.
+   */
+  busyPercent: number;
 }
 
 /** Why an expensive read was not run: the waiting line was full, or its wait ran out. */
@@ -44,6 +50,13 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * A count that grows with every keyed read the process sends (a product
+ * page's, a REST route's batches): whether it moved while an expensive read
+ * ran tells whether anything was there to yield to.
+ */
+export type KeyedReadClock = () => number;
+
 /** The limit itself: a counting semaphore with a bounded first-come, first-served line. */
 export class ExpensiveReads {
   readonly limits: ExpensiveReadLimits;
@@ -51,9 +64,12 @@ export class ExpensiveReads {
   readonly refused: Record<RefusalReason, number> = { 'queue full': 0, 'waited too long': 0 };
   private running = 0;
   private readonly waiting: Waiter[] = [];
+  private readonly keyedReads: KeyedReadClock | undefined;
 
-  constructor(limits: ExpensiveReadLimits) {
+  /** Without `keyedReads` a slot rests after every statement; with it, only after one that ran beside keyed reads. */
+  constructor(limits: ExpensiveReadLimits, keyedReads?: KeyedReadClock) {
     this.limits = limits;
+    this.keyedReads = keyedReads;
   }
 
   /** Statements running and waiting now. */
@@ -65,11 +81,28 @@ export class ExpensiveReads {
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.limits.concurrency === 0) return work();
     await this.acquire();
+    const started = performance.now();
+    const keyedBefore = this.keyedReads?.();
     try {
       return await work();
     } finally {
-      this.release();
+      // A storm alone (searches only) has nothing to yield to: no rest, full throughput.
+      const contended = keyedBefore === undefined || this.keyedReads!() !== keyedBefore;
+      this.rest(contended ? performance.now() - started : 0);
     }
+  }
+
+  /**
+   * Gives the slot back after a rest of `busyMs` × (100 / busyPercent - 1):
+   * a storm of them then keeps Postgres busy at most busyPercent of the time
+   * per slot, and the keyed reads beside it (a product page) find a core
+   * free that often. A read waiting meanwhile still runs out at
+   * maxWaitMs: its wait counts the rest.
+   */
+  private rest(busyMs: number): void {
+    const restMs = busyMs * (100 / this.limits.busyPercent - 1);
+    if (restMs < 1) return this.release();
+    setTimeout(() => this.release(), restMs).unref();
   }
 
   private acquire(): Promise<void> | undefined {

@@ -1,10 +1,10 @@
-// npm run data:generate -- --scale <f> --out <dir> [--seed <n>]
+// npm run data:generate -- --scale <f> --out <dir> [--seed <n>] [--text realistic|unrelated|repetitive]
 import { parseArgs } from 'node:util';
 import { UsageError, runCommand } from '../../commands/run.ts';
 import { generateCatalogue } from './generate.ts';
 import { TEXT_STYLES, type TextStyle } from './values.ts';
 
-const USAGE = 'usage: npm run data:generate -- --scale <fraction of full size, e.g. 0.01> --out <dir> [--seed <integer>] [--text realistic|repetitive]';
+const USAGE = 'usage: npm run data:generate -- --scale <fraction of full size, e.g. 0.01> --out <dir> [--seed <integer>] [--text realistic|unrelated|repetitive]';
 
 runCommand(async () => {
   let values;

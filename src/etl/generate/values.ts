@@ -1,7 +1,7 @@
 // Realistic values for one row, derived from (seed, id) alone.
 export type { ProductText } from './text.ts';
 import { Rng, Stream } from './random.ts';
-import { type ProductText, realisticText } from './text.ts';
+import { type ProductText, realisticText, TEXT_SHAPES, type TextWriter, textWriter } from './text.ts';
 import {
   ADJECTIVES, CATEGORIES, COLORS, DESCRIPTION_SENTENCES, FEATURES, NOUNS, SLOGAN_CLOSERS, SLOGAN_OPENERS,
 } from './vocabulary.ts';
@@ -21,15 +21,22 @@ export function productBasics(seed: number, id: number): ProductBasics {
 }
 
 /**
- * Which text the generator writes: `realistic` (the default: text.ts) or
- * `repetitive`, the first generator's few hundred words (2,170 distinct
- * descriptions and about 2,080 names at full scale), kept to compare with.
+ * Which text the generator writes: `realistic` (the default: text.ts);
+ * `unrelated`, a second catalogue shape made different on purpose (names
+ * that say nothing of the category, a larger vocabulary, steeper word
+ * frequencies: TEXT_SHAPES in text.ts); or `repetitive`, the first
+ * generator's few hundred words (2,170 distinct descriptions and about
+ * 2,080 names at full scale), kept to compare with.
  */
-export const TEXT_STYLES = ['realistic', 'repetitive'] as const;
+export const TEXT_STYLES = ['realistic', 'unrelated', 'repetitive'] as const;
 export type TextStyle = (typeof TEXT_STYLES)[number];
 
+let unrelatedText: TextWriter | undefined;
+
 export function productText(basics: ProductBasics, style: TextStyle = 'realistic'): ProductText {
-  return style === 'realistic' ? realisticText(basics.rng, basics.category) : repetitiveText(basics);
+  if (style === 'realistic') return realisticText(basics.rng, basics.category);
+  if (style === 'unrelated') return (unrelatedText ??= textWriter(TEXT_SHAPES.unrelated))(basics.rng, basics.category);
+  return repetitiveText(basics);
 }
 
 function repetitiveText(basics: ProductBasics): ProductText {

@@ -351,6 +351,10 @@ export const TRADE_NAMES: readonly string[] = coin(500, 3, coinedTaken, (h) => T
 /** Coined family names of designers. */
 export const FAMILY_NAMES: readonly string[] = coin(600, 4, coinedTaken);
 
+/** Coined nouns and qualities of the `unrelated` text shape only (text.ts): another vocabulary size. */
+export const EXTRA_THINGS: readonly string[] = coin(3_000, 5, coinedTaken);
+export const EXTRA_QUALITIES: readonly string[] = coin(2_000, 6, coinedTaken);
+
 /** Places, real and coined, in frequency order (real ones first: they are the commonest). */
 export const PLACES: readonly string[] = [...REAL_PLACES, ...COINED_PLACES];
 

@@ -3,6 +3,7 @@
 // indexes added later, is built: there is no hand-kept list), rewritten for
 // another schema holding tables of the same names.
 import type pg from 'pg';
+import { SEARCH_DICTIONARY_TABLES, SEARCH_RUNS_TABLE } from '../../search/read-model.ts';
 
 /** Live tables, parents before children. */
 export const CATALOG_TABLES = ['products', 'features', 'styles', 'photos', 'skus', 'related'] as const;
@@ -12,7 +13,10 @@ export const CATALOG_TABLES = ['products', 'features', 'styles', 'photos', 'skus
  * (docs/browse.md: browse rows, facet cells, search lexemes, the words found
  * together in names, the counts kept for common words).
  */
-export const READ_MODEL_TABLES = ['product_style_documents', 'product_detail_documents', 'search_buckets', 'product_browse', 'browse_facet_cells', 'browse_size_cells', 'browse_size_sets', 'browse_size_set_cells', 'browse_size_pair_cells', 'search_lexemes', 'search_name_pairs', 'search_word_facets'] as const;
+export const READ_MODEL_TABLES = [
+  'product_style_documents', 'product_detail_documents', SEARCH_RUNS_TABLE, 'product_browse',
+  'browse_facet_cells', 'browse_size_cells', 'browse_size_sets', 'browse_size_set_cells', 'browse_size_pair_cells', ...SEARCH_DICTIONARY_TABLES,
+] as const;
 /**
  * Read-model tables whose rows the loader builds with the triggers' own
  * function, an upsert (ON CONFLICT on the key): their keys are built before

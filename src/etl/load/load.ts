@@ -21,6 +21,7 @@ import { type FileStats, LoadError, type RejectSink, STAGING_SCHEMA, loadFile } 
 import { ParsePool } from './parse-pool.ts';
 import { type BusySeconds, type Task, runGraph } from './task-graph.ts';
 import { readHeader } from './reader.ts';
+import { searchBuilds } from '../../search/read-model.ts';
 import { TABLES, TABLE_BY_FILE, type LoadedIds, type Table } from './tables.ts';
 
 export { LoadError } from './file-loader.ts';
@@ -240,25 +241,20 @@ function buildTasks(definitions: Definitions, maxProductId: number, ddl: (sql: s
   browse.forEach((t, i) => { if (i % every === 0 && documents.length > 0) interleaved.push(documents.shift()!); interleaved.push(t); });
   interleaved.push(...documents);
   tasks.unshift(...interleaved);
-  // The runs of search_order first, keyed and analyzed: each browse row looks up its run (prisma/functions/rebuild_search_buckets.sql).
-  tasks.unshift({ name: 'search_buckets:rows', kind: 'search order', after: analyzed('products', 'related'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_search_buckets()`) });
+  // The search index's builds (src/search/read-model.ts). The runs of search_order first, keyed and analyzed: each browse row looks up its run.
+  const search = searchBuilds(s);
+  tasks.unshift({ name: search.runs.name, kind: search.runs.kind, after: analyzed('products', 'related'), run: ddl(search.runs.sql) });
   const named = (prefix: string) => tasks.filter((t) => t.name.startsWith(prefix)).map((t) => t.name);
   tasks.push({ name: 'browse aggregates', kind: 'browse aggregates', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_browse_aggregates()`) });
   // Beside the aggregates: the distinct names' word pairs.
-  tasks.push({ name: 'search_name_pairs:rows', kind: 'browse aggregates', after: named('product_browse:rows'), run: ddl(`SET LOCAL search_path = ${s}; SELECT public.rebuild_search_name_pairs()`) });
+  tasks.push({ name: search.namePairs.name, kind: search.namePairs.kind, after: named('product_browse:rows'), run: ddl(search.namePairs.sql) });
   // Beside the aggregates, not after them: it counts the words itself (one pass over the documents).
-  tasks.push({
-    name: 'search_word_facets:rows', kind: 'word counts', after: named('product_browse:rows'),
-    run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL work_mem = '256MB'; SELECT public.rebuild_search_word_facets()`),
-  });
+  tasks.push({ name: search.wordCounts.name, kind: search.wordCounts.kind, after: named('product_browse:rows'), run: ddl(search.wordCounts.sql) });
   // The pairs' counts read the documents through their GIN index (prisma/functions/rebuild_search_pair_facets.sql),
   // and the pairs from the dictionary the aggregates build.
   const readModelIndexes = definitions.indexes.filter((b) => !isCatalogue(b.table));
   const documentIndexes = readModelIndexes.flatMap((b, i) => (b.table === 'product_browse' && /USING gin \(.*\bdocument\b/.test(b.sql) ? [`product_browse:read model index ${i}`] : []));
-  tasks.push({
-    name: 'search_word_facets:rows of pairs', kind: 'word counts', after: ['search_word_facets:rows', 'browse aggregates', ...documentIndexes],
-    run: ddl(`SET LOCAL search_path = ${s}; SET LOCAL work_mem = '256MB'; SELECT public.rebuild_search_pair_facets()`),
-  });
+  tasks.push({ name: search.pairCounts.name, kind: search.pairCounts.kind, after: [search.wordCounts.name, 'browse aggregates', ...documentIndexes], run: ddl(search.pairCounts.sql) });
   // A read-model table is filled by its own row tasks, or (the cells and lexemes, which have none) by the aggregates.
   const filled = (table: string) => {
     const rows = named(`${table}:rows`);

@@ -8,7 +8,7 @@ import type {
   ProductConnectionResolvers, ProductFacetsResolvers, QueryResolvers, SearchConnectionResolvers, SearchEdgeResolvers,
 } from '../../generated/graphql/resolvers.ts';
 import type { Edge, Facets } from '../../catalog/browse/browse.ts';
-import type { Resolved } from '../../catalog/browse/search-statements.ts';
+import type { Resolved } from '../../search/dictionary/resolved.ts';
 import { checkFilter, DEFAULT_ORDER, type BrowseFilter, type BrowseOrder, searchWords } from '../../catalog/browse/browse-input.ts';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { GraphQLContext } from '../context.ts';

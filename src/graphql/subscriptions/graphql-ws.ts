@@ -24,6 +24,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { type AccessControl, AddressRateLimited, type Caller, ConflictingKeys, isIdentifyFailure, rateLimitMessage, Unauthenticated } from '../../auth/access.ts';
 import type { LiveHub, LiveOperation, LiveSubscription } from './hub.ts';
 import { type KeyWatch, revokedMessage } from './key-watch.ts';
+import { AddressRate } from '../../http/connections.ts';
 import { capAnswer, type CapRefusal, type ConnectionSlot, isCapRefusal, type LiveCapacity } from './capacity.ts';
 import { type LiveOperations, MAX_SUBSCRIBE_BYTES } from './operation.ts';
 
@@ -94,6 +95,8 @@ export class WsTransport {
   private pingRound: Iterator<Connection> | undefined;
   private pingRoundStarted = 0;
   private closing = false;
+  /** Upgrades past a cap told why in a close code and reason (the handshake's work), at most once a second per address. */
+  private readonly explained = new AddressRate(1, 1);
 
   constructor(options: WsTransportOptions) {
     this.options = options;
@@ -133,7 +136,7 @@ export class WsTransport {
     }
     const address = this.options.clientAddress(request);
     const slot = this.options.capacity.connect(address, true);
-    if (isCapRefusal(slot)) return this.refuseUpgrade(request, socket, head, capCloseCode(slot), slot.message);
+    if (isCapRefusal(slot)) return this.refuseCapped(request, socket, head, slot, address);
     // Given back when the socket closes, whatever happens to it: ws drops a
     // malformed upgrade, or a socket gone meanwhile, without calling back.
     socket.once('close', () => slot.release());
@@ -146,6 +149,18 @@ export class WsTransport {
       socket.destroy();
       this.options.warn('graphql-ws: internal error taking an upgrade', error);
     });
+  }
+
+  /**
+   * An upgrade past a cap: closed with a code and a reason browsers can read
+   * (after the handshake), at most once a second per address; its address's
+   * other refusals meanwhile are closed before any handshake, unanswered, as
+   * src/http/connections.ts does past its caps: a client reconnecting as
+   * fast as it is refused costs a close, not a WebSocket each time.
+   */
+  private refuseCapped(request: IncomingMessage, socket: Duplex, head: Buffer, refusal: CapRefusal, address: string): void {
+    if (this.explained.take(address)) this.refuseUpgrade(request, socket, head, capCloseCode(refusal), refusal.message);
+    else socket.destroy();
   }
 
   private refuseUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, code: number, why: string): void {
@@ -164,6 +179,7 @@ export class WsTransport {
   async close(code = 1012, why = 'server restarting'): Promise<void> {
     this.closing = true;
     clearInterval(this.pinger);
+    this.explained.stop();
     const closed = [...this.connections].map((connection) => this.end(connection, code, why));
     await Promise.all(closed);
   }

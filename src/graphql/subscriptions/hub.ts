@@ -157,6 +157,11 @@ export class LiveHub {
     return this.subscriptionCount;
   }
 
+  /** Nothing pending, scheduled or running (tests wait for it before counting what a change costs). */
+  get idle(): boolean {
+    return !this.scheduled && !this.running && this.pendingIds.size === 0 && !this.pendingEverything && this.pendingInitial.size === 0;
+  }
+
   /** Distinct (selection, product) pairs executed per change. */
   get jobCount(): number {
     let n = 0;

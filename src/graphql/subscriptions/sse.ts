@@ -24,6 +24,7 @@ import type { LiveHub, LiveOperation } from './hub.ts';
 import type { KeyWatch } from './key-watch.ts';
 import { capAnswer, type ConnectionSlot, isCapRefusal, type LiveCapacity } from './capacity.ts';
 import { type LiveOperations, MAX_SUBSCRIBE_BYTES } from './operation.ts';
+import { completeQuietly } from '../../observability/logging.ts';
 
 export const SSE_PATH = '/graphql/stream';
 const EVENT_STREAM = 'text/event-stream';
@@ -196,6 +197,7 @@ export class SseTransport {
     const slot = this.options.capacity.connect(request.ip, false);
     const capped = isCapRefusal(slot) ? slot : slot.identified(caller);
     if (capped) {
+      completeQuietly(request);
       const { status, errors, headers } = capAnswer(capped);
       return void reply.code(status).headers({ ...Object.fromEntries(headers), ...JSON_TYPE }).send(JSON.stringify({ errors }));
     }

@@ -1,9 +1,9 @@
-// The memo of searches' resolved words (src/catalog/browse/resolution-memo.ts): what
+// The memo of searches' resolved words (src/search/dictionary/resolution-memo.ts): what
 // it keeps, for how long, and what it refuses to keep. Through the API with a
 // real change feed: test/graphql/query-count.test.ts.
 import { describe, expect, it, vi } from 'vitest';
-import { ResolutionMemo } from '../../src/catalog/browse/resolution-memo.ts';
-import type { Resolved } from '../../src/catalog/browse/search-statements.ts';
+import { ResolutionMemo } from '../../src/search/dictionary/resolution-memo.ts';
+import type { Resolved } from '../../src/search/dictionary/resolved.ts';
 
 const resolution = (query: string): Resolved => ({
   query, searched: { terms: [query], pairs: [], adjacent: true, together: true }, uncorrected: null, typed: [query], nameKey: query, corrected: false, beyondTyped: false, implying: null,

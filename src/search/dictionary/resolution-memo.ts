@@ -14,7 +14,7 @@
 // notification announces: a new ANALYZE's size, a read replica that had not
 // replayed a write yet when it answered. A resolution read before a change
 // and answered after it is not kept (the generation check).
-import type { Resolved } from './search-statements.ts';
+import type { Resolved } from './resolved.ts';
 
 /** At most this many resolutions: the searches of a busy shop's last minute fit. */
 export const MEMO_MAX_ENTRIES = 20_000;
