@@ -23,7 +23,7 @@ import {
   type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, type OperationDefinitionNode, getOperationAST, getVariableValues, printSchema,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
-import { canonicalJson } from '../util/canonical-json.ts';
+import { graphqlCacheKey } from '../cache/cache-key.ts';
 import { type CachePolicy, cachePolicy } from './cache-hints.ts';
 import type { GraphQLContext } from './context.ts';
 import { costOf, costUnits, isCheapRead, readsByKey } from './cost.ts';
@@ -84,6 +84,7 @@ export class PreparedOperation {
   /** Its cost, once a request found no list size in it given by a variable. */
   private fixedCost: number | undefined;
   private byKeyMemo: boolean | undefined;
+  private declaredMemo: readonly string[] | undefined;
 
   constructor(schema: GraphQLSchema, limits: RequestLimits, hash: string, document: DocumentNode, sentName: string | undefined) {
     this.schema = schema;
@@ -141,18 +142,16 @@ export class PreparedOperation {
   }
 
   /**
-   * The response cache key of its result: the document's hash, the operation
-   * name, and the variables it declares, as sent (others change nothing, and
-   * would let one client make any number of keys for one result, by padding
-   * requests with an undeclared variable).
+   * The response cache key of its result (src/cache/cache-key.ts): the
+   * document's hash, the operation name, and the variables it declares.
    */
   cacheKey(sent: Variables | null | undefined): string {
-    const declared: Variables = {};
-    for (const { variable } of this.operation?.variableDefinitions ?? []) {
-      const name = variable.name.value;
-      if (sent && Object.hasOwn(sent, name)) declared[name] = sent[name];
-    }
-    return `gql:${this.hash}:${this.sentName ?? ''}:${canonicalJson(declared)}`;
+    return graphqlCacheKey(this.hash, this.sentName, this.declaredVariables, sent);
+  }
+
+  /** The names of the variables the operation declares. */
+  private get declaredVariables(): readonly string[] {
+    return this.declaredMemo ??= (this.operation?.variableDefinitions ?? []).map(({ variable }) => variable.name.value);
   }
 }
 
