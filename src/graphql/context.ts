@@ -34,6 +34,8 @@ export interface GraphQLContext {
    * it already asked the response cache (a miss) for it.
    */
   handedOver?: { decision: RateLimitDecision | undefined; cacheAsked: boolean };
+  /** The stages the request ran, in order (stages.ts), when it is traced. */
+  stages?: string[];
   /** The tags of a response served from the response cache (its loaders read nothing). */
   servedTags?: readonly string[];
 }
