@@ -81,7 +81,7 @@ export interface App {
   admin: FastifyInstance | undefined;
   /** Sidecar mode (LEGACY_SOURCE_URL): the legacy client and the sync; undefined otherwise. */
   sidecar: Sidecar | undefined;
-  /** Apollo Server, behind the fast path. */
+  /** Apollo Server: what users meet; requests for known operations are taken through the same stages by their runner (src/graphql/fast-path.ts). */
   apollo: ApolloServer<GraphQLContext>;
   /** Checked queries answered without Apollo's pipeline (src/graphql/fast-path.ts); undefined without graphql-jit. */
   fastPath: FastPath | undefined;

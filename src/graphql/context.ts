@@ -29,7 +29,7 @@ export interface GraphQLContext {
   /** The request's Idempotency-Key header, as sent (createProduct checks it). */
   idempotencyKeyHeader: string | string[] | undefined;
   /**
-   * Set when the fast path (fast-path.ts) hands the request to Apollo: what it
+   * Set when the stages' runner (fast-path.ts) hands the request to Apollo: what it
    * already took from the caller's budget (undefined: no budget), and whether
    * it already asked the response cache (a miss) for it.
    */

@@ -41,7 +41,7 @@ export interface GraphqlEndpointOptions {
   ide: IdeOptions;
 }
 
-/** Registers /graphql (and the IDE's assets); returns the fast path, when there is one. */
+/** Registers /graphql (and the IDE's assets); returns the stages' runner for known operations, when there is one. */
 export function registerGraphqlEndpoint(app: FastifyInstance, options: GraphqlEndpointOptions): FastPath | undefined {
   const { operations, access, httpCaching, counted, stages } = options;
   const fastPath = options.jit

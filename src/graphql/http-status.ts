@@ -38,7 +38,7 @@ export function responseMediaType(accept: string | undefined): string | undefine
 }
 
 /**
- * For the answers given on the fast path (fast-path.ts):
+ * For the answers given by the stages' runner (fast-path.ts):
  * the media type Apollo would answer in, or undefined when only Apollo should
  * decide (nothing fits: its 406; or the JSONP-style callback type).
  */

@@ -9,11 +9,11 @@
 // key they give) is worked out by `check` and `cacheKey`, with the same
 // functions for every path.
 //
-// Both paths read it: Apollo's pipeline (the limits, access, cache-control and
-// response-cache plugins, and the executor, all through `forRequest` and
-// `checksFor`), and the fast path (fast-path.ts), which answers an operation
-// once Apollo has run it here and passed every check that depends on the
-// document alone (`checked`, set by `learningPlugin`). Each request's
+// The stages of every request read it (stages.ts), whichever way it comes:
+// through Apollo's adapters and executor (`forRequest`, `checksFor`), or
+// through the stages' runner (fast-path.ts), which takes an operation once
+// Apollo has run it here and passed every check that depends on the document
+// alone (`checked`, set by `learningPlugin`). Each request's
 // variables are coerced once (graphql-js's coercion, which applies the
 // defaults of input object fields too) and those values are what the caps,
 // the cost and the compiled query see.

@@ -39,7 +39,7 @@ export function askCache(trace: StageTrace | undefined, cache: ResponseCache | u
 export function responseCachePlugin(cache: ResponseCache | undefined, operations: PreparedOperations): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
-      /** A miss: the cache did not have it (and, unless handed over by the fast path, the turn to produce it). */
+      /** A miss: the cache did not have it (and, unless handed over by the stages' runner, the turn to produce it). */
       let missed = false;
       let settle: ((response: CachedResponse | undefined) => void) | undefined;
       return {
