@@ -76,6 +76,9 @@ function retryAfter(codes: Set<unknown>, errors: Errors): { status: number; seco
 /** The status of an answer, and when it is a 503 or 429, the seconds to wait (its data then dropped). */
 export interface AnswerStatus { status: number; retryAfterSeconds?: number }
 
+/** An answer with data and no errors. */
+const OK: AnswerStatus = Object.freeze({ status: 200 });
+
 /**
  * The httpStatus stage: the status of an answer holding `result`, given the
  * status it has so far and whether it goes out as
@@ -83,6 +86,7 @@ export interface AnswerStatus { status: number; retryAfterSeconds?: number }
  */
 export function answerStatus(trace: StageTrace | undefined, result: { errors?: Errors; data?: unknown }, status: number | undefined, strict: () => boolean): AnswerStatus {
   ran(trace, 'httpStatus');
+  if (!result.errors?.length && result.data !== undefined) return OK;
   const codes = new Set(result.errors?.map((error) => error.extensions?.code));
   const retry = retryAfter(codes, result.errors);
   if (retry !== undefined) return { status: retry.status, retryAfterSeconds: retry.seconds };

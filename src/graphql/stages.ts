@@ -133,7 +133,7 @@ export function limitsStage(limits: GraphQLLimits): OperationStage {
 export function accessStage(access: AccessControl): OperationStage {
   return {
     name: 'access',
-    async resolved(request) {
+    resolved(request) {
       const { caller, operation } = request;
       try {
         access.require(caller, operation?.operation === 'mutation' ? 'write' : 'read');
@@ -144,17 +144,23 @@ export function accessStage(access: AccessControl): OperationStage {
         });
       }
       if (!access.rateLimited) return;
-      const cost = request.checks().units;
-      const decision = request.handedOver ? request.handedOver.decision : await access.spend(caller, cost);
-      request.decision = decision;
-      if (!decision) return;
-      for (const [name, value] of rateLimitHeaders(decision)) request.header(name, value);
-      if (decision.allowed) return;
-      throw new GraphQLError(rateLimitMessage(caller, decision, cost), {
-        extensions: { code: 'RATE_LIMITED', cost, limit: decision.limit, remaining: decision.remaining, retryAfter: decision.retryAfterSeconds, http: { status: 429 } },
-      });
+      return charge(access, request);
     },
   };
+}
+
+/** The access stage's charge: the operation's cost taken from the caller's budget (a 429 once it is spent). */
+async function charge(access: AccessControl, request: StageRequest): Promise<void> {
+  const { caller } = request;
+  const cost = request.checks().units;
+  const decision = request.handedOver ? request.handedOver.decision : await access.spend(caller, cost);
+  request.decision = decision;
+  if (!decision) return;
+  for (const [name, value] of rateLimitHeaders(decision)) request.header(name, value);
+  if (decision.allowed) return;
+  throw new GraphQLError(rateLimitMessage(caller, decision, cost), {
+    extensions: { code: 'RATE_LIMITED', cost, limit: decision.limit, remaining: decision.remaining, retryAfter: decision.retryAfterSeconds, http: { status: 429 } },
+  });
 }
 
 /** The operation stages of /graphql, in STAGE_ORDER. */
@@ -171,15 +177,26 @@ export function operationStages(options: { access: AccessControl; limits: GraphQ
  * thrown at once, as Apollo's own Promise.all does.
  */
 export async function runOperationStages(stages: readonly OperationStage[], request: StageRequest, settle: boolean): Promise<void> {
-  const running: Promise<void>[] = [];
+  // Stages that decide at once return nothing: only the others' promises are
+  // waited for (a known query without rate limits waits for none).
+  let running: Promise<void>[] | undefined;
+  let refusal: { error: unknown } | undefined;
   for (const stage of stages) {
     ran(request.trace, stage.name);
     try {
-      running.push(Promise.resolve(stage.resolved(request)));
+      const pending = stage.resolved(request);
+      if (pending) (running ??= []).push(pending);
     } catch (error) {
-      running.push(Promise.reject(error));
+      refusal ??= { error };
     }
   }
+  // A stage refusing at once comes first in order: the stages after it still ran (as in Apollo), their refusals unseen.
+  if (refusal) {
+    if (running && settle) await Promise.allSettled(running);
+    else for (const pending of running ?? []) pending.catch(() => { /* the first refusal is the answer */ });
+    throw refusal.error;
+  }
+  if (!running) return;
   if (!settle) {
     await Promise.all(running);
     return;
