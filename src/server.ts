@@ -29,6 +29,7 @@ import { createApollo } from './graphql/apollo.ts';
 import { requestLimitsOf } from './graphql/limits/limits-plugin.ts';
 import { PreparedOperations } from './graphql/prepared-operations.ts';
 import { registerGraphqlEndpoint } from './graphql/endpoint.ts';
+import { operationStages } from './graphql/stages.ts';
 import type { FastPath } from './graphql/fast-path.ts';
 import { catalogueSchema } from './graphql/federation/subgraph-schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
@@ -83,7 +84,7 @@ export interface App {
   admin: FastifyInstance | undefined;
   /** Sidecar mode (LEGACY_SOURCE_URL): the legacy client and the sync; undefined otherwise. */
   sidecar: Sidecar | undefined;
-  /** Apollo Server, behind the fast path. */
+  /** Apollo Server: what users meet; requests for known operations are taken through the same stages by their runner (src/graphql/fast-path.ts). */
   apollo: ApolloServer<GraphQLContext>;
   /** Checked queries answered without Apollo's pipeline (src/graphql/fast-path.ts); undefined without graphql-jit. */
   fastPath: FastPath | undefined;
@@ -425,11 +426,14 @@ async function registerGraphql(app: FastifyInstance, config: Config, parts: {
 }): Promise<{ apollo: ApolloServer<GraphQLContext>; fastPath: FastPath | undefined }> {
   const { schema, cache, access, httpCaching } = parts;
   const operations = new PreparedOperations(schema, requestLimitsOf(config.graphqlLimits, config.maxPageSize, config.rateLimitGraphqlCostUnit));
+  // The operation stages of every GraphQL request, run by both Apollo and the known-operation path.
+  const stages = operationStages({ access, limits: config.graphqlLimits, trustedDocuments: parts.trustedDocuments });
   const apollo = createApollo(app, {
     exposeErrors: config.exposeErrors,
     schema,
     jit: config.graphqlJit,
     operations,
+    stages,
     cache,
     persistedQueries: {
       cache: cache?.redisClient ? new RedisKeyValueCache(cache.redisClient, `${config.cachePrefix}apq:`, config.apqTtlSeconds) : undefined,
@@ -447,7 +451,7 @@ async function registerGraphql(app: FastifyInstance, config: Config, parts: {
   // Fastify runs onClose hooks once in-flight requests have finished.
   app.addHook('onClose', async () => apollo.stop());
   const fastPath = registerGraphqlEndpoint(app, {
-    apollo, operations, jit: config.graphqlJit, cache, access, httpCaching, context: parts.context, counted: parts.counted,
+    apollo, operations, stages, jit: config.graphqlJit, cache, access, httpCaching, context: parts.context, counted: parts.counted,
     ide: { enabled: config.graphqlIde, introspection: config.graphqlIntrospection },
   });
   return { apollo, fastPath };

@@ -1,17 +1,10 @@
-// API keys and rate limits for GraphQL. The caller is identified before Apollo
-// runs (an unknown, revoked or malformed key is a 401 at once, charged to the
-// address: a 429 RATE_LIMITED once that budget is spent); once the operation is
-// resolved, mutations need a key (queries too with API_KEYS_FOR_READS=required)
-// and the operation's cost (src/graphql/cost.ts, in units of RATE_LIMIT_GRAPHQL_COST_UNIT points,
-// worked out by its prepared operation: prepared-operations.ts) is taken from the caller's
-// budget: 401 UNAUTHENTICATED or 429 RATE_LIMITED, both as GraphQL errors.
-import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
+// API keys for GraphQL: the caller is identified before anything else runs
+// (an unknown, revoked or malformed key is a 401 at once, charged to the
+// address: a 429 RATE_LIMITED once that budget is spent). What the caller may
+// do with the operation it sends, and what it costs, is the access stage of
+// every request (stages.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError } from 'graphql';
-import { AddressRateLimited, type AccessControl, type Caller, isIdentifyFailure, rateLimitMessage, refusal, Unauthenticated } from '../auth/access.ts';
-import { rateLimitHeaders } from '../ratelimit/headers.ts';
-import type { GraphQLContext } from './context.ts';
-import type { PreparedOperations } from './prepared-operations.ts';
+import { AddressRateLimited, type AccessControl, type Caller, isIdentifyFailure, refusal } from '../auth/access.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,9 +12,6 @@ declare module 'fastify' {
     caller: Caller;
   }
 }
-
-const UNAUTHENTICATED = 'UNAUTHENTICATED';
-const RATE_LIMITED = 'RATE_LIMITED';
 
 /**
  * onRequest hook of the /graphql routes: identifies the caller for the
@@ -51,36 +41,5 @@ export function graphqlCaller(access: AccessControl) {
       return done();
     }
     identifyKey(request, reply).then((answered) => { if (!answered) done(); }, done);
-  };
-}
-
-export function accessPlugin(access: AccessControl, operations: PreparedOperations): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation(requestContext) {
-          const { operation, contextValue, response } = requestContext;
-          const { caller, handedOver } = contextValue;
-          try {
-            access.require(caller, operation?.operation === 'mutation' ? 'write' : 'read');
-          } catch (error) {
-            if (!(error instanceof Unauthenticated)) throw error;
-            throw new GraphQLError(error.message, {
-              extensions: { code: UNAUTHENTICATED, http: { status: 401, headers: new HeaderMap([['www-authenticate', error.challenge]]) } },
-            });
-          }
-          if (!access.rateLimited) return;
-          const cost = operations.checksFor(requestContext, contextValue).units;
-          // Handed over by the fast path (fast-path.ts), which took the cost already.
-          const decision = handedOver ? handedOver.decision : await access.spend(caller, cost);
-          if (!decision) return;
-          for (const [name, value] of rateLimitHeaders(decision)) response.http.headers.set(name, value);
-          if (decision.allowed) return;
-          throw new GraphQLError(rateLimitMessage(caller, decision, cost), {
-            extensions: { code: RATE_LIMITED, cost, limit: decision.limit, remaining: decision.remaining, retryAfter: decision.retryAfterSeconds, http: { status: 429 } },
-          });
-        },
-      };
-    },
   };
 }

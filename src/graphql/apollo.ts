@@ -14,13 +14,11 @@ import type { ResponseCache } from '../cache/response-cache.ts';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { operationRecordPlugin } from '../observability/graphql-operations.ts';
 import type { AccessControl } from '../auth/access.ts';
-import { accessPlugin } from './access-plugin.ts';
 import type { GraphQLLimits } from '../config.ts';
-import { limitsPlugin } from './limits/limits-plugin.ts';
 import type { HttpCaching } from '../http/http-caching.ts';
 import type { GraphQLSchema } from 'graphql';
 import type { PreparedOperations } from './prepared-operations.ts';
-import { declared } from './fast-path.ts';
+import { type OperationStage, stagesPlugin } from './stages.ts';
 import { tracesPlugin } from './traces-plugin.ts';
 import { traces } from '../tracing/spans.ts';
 
@@ -44,8 +42,10 @@ export interface ApolloOptions {
   schema: GraphQLSchema;
   /** Execute with graphql-jit's compiled queries (GRAPHQL_JIT=on), else graphql-js. */
   jit: boolean;
-  /** What every request of an operation needs, worked out once (prepared-operations.ts); the fast path answers from it too. */
+  /** What every request of an operation needs, worked out once (prepared-operations.ts); the known-operation path answers from it too. */
   operations: PreparedOperations;
+  /** The operation stages of every request (stages.ts): Apollo runs them through its adapter plugin. */
+  stages: readonly OperationStage[];
 }
 
 export function createApollo(app: FastifyInstance, options: ApolloOptions): ApolloServer<GraphQLContext> {
@@ -73,29 +73,35 @@ export function createApollo(app: FastifyInstance, options: ApolloOptions): Apol
     // constructor options; graphql-js's rule says plainly that it is disabled.
     introspection: true,
     validationRules: [knownOperationTypes, noSubscriptionsOverHttp, ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])],
-    // Each declared with what the fast path does in its place (fast-path.ts).
+    // The stages of every request (stages.ts), in their order: the adapters
+    // below call the same units the known-operation path runs (fast-path.ts).
+    // Hooks of one kind run in this list's order.
     plugins: [
-      declared('operationRecord', operationRecordPlugin<GraphQLContext>()),
-      declared('landingPageDisabled', ApolloServerPluginLandingPageDisabled()),
+      // Counts the request's errors for its log line and metrics (the metrics stage names the operation).
+      operationRecordPlugin<GraphQLContext>(),
+      ApolloServerPluginLandingPageDisabled(),
       // Apollo's own cache-control plugin works per resolved field, which the
       // graphql-jit executor bypasses; ours reads the same SDL hints per document.
-      declared('cacheControlDisabled', ApolloServerPluginCacheControlDisabled()),
+      ApolloServerPluginCacheControlDisabled(),
       // Apollo adds federated tracing (ftv1) to a subgraph schema (FEDERATION=on):
       // per-field timings for whoever asks, from resolver hooks graphql-jit
       // bypasses. The catalogue has its own metrics (docs/operations.md).
-      declared('inlineTraceDisabled', ApolloServerPluginInlineTraceDisabled()),
-      declared('cacheControl', cacheControlPlugin(operations, options.httpCaching)),
-      ...(options.trustedDocuments ? [declared('trustedDocuments', trustedDocumentsPlugin(options.trustedDocuments))] : []),
-      // After trusted documents: an operation that may not run at all is told so first.
-      declared('limits', limitsPlugin(options.limits, operations)),
-      declared('access', accessPlugin(options.access, operations)),
-      // Before the response cache: it marks operations that passed the limits and access.
-      declared('learning', operations.learningPlugin()),
-      declared('internalErrors', logInternalErrors((details, message) => app.log.error(details, message))),
-      declared('httpStatus', httpStatusPlugin()),
-      ...(options.cache ? [declared('responseCache', responseCachePlugin(options.cache, operations))] : []),
+      ApolloServerPluginInlineTraceDisabled(),
+      // cacheControl stage (willSendResponse, before httpStatus).
+      cacheControlPlugin(operations, options.httpCaching),
+      // Apollo's part of trusted documents: the text of a listed id sent alone.
+      ...(options.trustedDocuments ? [trustedDocumentsPlugin(options.trustedDocuments)] : []),
+      // metrics, trustedDocuments, limits, access (didResolveOperation); execute.
+      stagesPlugin(options.stages, operations),
+      // Before the cache stage: it marks operations that passed the stages above as known.
+      operations.learningPlugin(),
+      logInternalErrors((details, message) => app.log.error(details, message)),
+      // httpStatus stage.
+      httpStatusPlugin(),
+      // cache stage (responseForOperation, and willSendResponse after httpStatus).
+      responseCachePlugin(options.cache, operations),
       // Parsing and validation spans, only with traces on (src/tracing/).
-      ...(traces.tracer ? [declared('traces', tracesPlugin<GraphQLContext>())] : []),
+      ...(traces.tracer ? [tracesPlugin<GraphQLContext>()] : []),
     ],
   });
 }

@@ -4,14 +4,15 @@
 // selects (cache-hints.ts, worked out once per operation by its prepared
 // operation), and its Surrogate-Key / Cache-Tag name the products it showed.
 // Everything else (POST, mutations, errors) is no-store: only GET answers can
-// be reused by browsers and CDNs at all. The fast path sets the same headers
-// with the same functions (fast-path.ts, `readHeaders`).
+// be reused by browsers and CDNs at all. This is the cacheControl stage of
+// every request (stages.ts): `answerCachingHeaders`, which the known-operation
+// path calls and Apollo's plugin below adapts.
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { FastifyReply } from 'fastify';
 import { type HttpCaching, surrogateKeys } from '../http/http-caching.ts';
 import type { CachePolicy } from './cache-hints.ts';
 import { type GraphQLContext, shownTags } from './context.ts';
 import type { PreparedOperations } from './prepared-operations.ts';
+import { ran, type StageTrace } from './stages.ts';
 
 /** The headers of a cacheable GraphQL read answer, by name, in the order they are set. */
 export function readAnswerHeaders(httpCaching: HttpCaching, policy: CachePolicy, tags: readonly string[]): [string, string][] {
@@ -21,9 +22,14 @@ export function readAnswerHeaders(httpCaching: HttpCaching, policy: CachePolicy,
   return headers;
 }
 
-/** Sets them on a reply (the fast path's answers). */
-export function setReadAnswerHeaders(reply: FastifyReply, httpCaching: HttpCaching, policy: CachePolicy, tags: readonly string[]): void {
-  for (const [name, value] of readAnswerHeaders(httpCaching, policy, tags)) reply.header(name, value);
+/**
+ * The cacheControl stage: the caching headers of an answer, by name, in order.
+ * `cacheable`: a query over GET without errors; its policy and the tags it
+ * showed are asked only then.
+ */
+export function answerCachingHeaders(trace: StageTrace | undefined, httpCaching: HttpCaching, cacheable: boolean, policy: () => CachePolicy, tags: () => readonly string[]): [string, string][] {
+  ran(trace, 'cacheControl');
+  return cacheable ? readAnswerHeaders(httpCaching, policy(), tags()) : [['cache-control', 'no-store']];
 }
 
 export function cacheControlPlugin(operations: PreparedOperations, httpCaching: HttpCaching): ApolloServerPlugin<GraphQLContext> {
@@ -35,12 +41,8 @@ export function cacheControlPlugin(operations: PreparedOperations, httpCaching: 
           const headers = response.http.headers;
           const cacheable = request.http?.method === 'GET' && operation?.operation === 'query' && document !== undefined
             && response.body.kind === 'single' && !response.body.singleResult.errors?.length && response.body.singleResult.data !== undefined;
-          if (!cacheable) {
-            headers.set('cache-control', 'no-store');
-            return;
-          }
-          const { policy } = operations.forRequest({ queryHash: requestContext.queryHash, document, request });
-          for (const [name, value] of readAnswerHeaders(httpCaching, policy, shownTags(contextValue))) headers.set(name, value);
+          const policy = () => operations.forRequest({ queryHash: requestContext.queryHash, document: document!, request }).policy;
+          for (const [name, value] of answerCachingHeaders(contextValue.stages, httpCaching, cacheable, policy, () => shownTags(contextValue))) headers.set(name, value);
         },
       };
     },

@@ -29,11 +29,13 @@ export interface GraphQLContext {
   /** The request's Idempotency-Key header, as sent (createProduct checks it). */
   idempotencyKeyHeader: string | string[] | undefined;
   /**
-   * Set when the fast path (fast-path.ts) hands the request to Apollo: what it
+   * Set when the stages' runner (fast-path.ts) hands the request to Apollo: what it
    * already took from the caller's budget (undefined: no budget), and whether
    * it already asked the response cache (a miss) for it.
    */
   handedOver?: { decision: RateLimitDecision | undefined; cacheAsked: boolean };
+  /** The stages the request ran, in order (stages.ts), when it is traced. */
+  stages?: string[];
   /** The tags of a response served from the response cache (its loaders read nothing). */
   servedTags?: readonly string[];
 }

@@ -1,8 +1,9 @@
-// /graphql, POST and GET: the one entry point of GraphQL requests. Each is
-// offered to the fast path first (fast-path.ts: a checked query, answered
-// with or without the response cache), else handed to Apollo Server (its
-// whole pipeline: apollo.ts); a browser asking for HTML gets the IDE (or,
-// with it off, a landing page: ide.ts).
+// /graphql, POST and GET: the one entry point of GraphQL requests. Every
+// request passes the same stages (stages.ts), traced in request.graphqlStages:
+// a known query through their runner (fast-path.ts, with or without the
+// response cache), anything else through Apollo Server, whose plugins adapt
+// the same stage units (apollo.ts); a browser asking for HTML gets the IDE
+// (or, with it off, a landing page: ide.ts).
 import type { ApolloServer } from '@apollo/server';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,6 +15,7 @@ import { checkQueryText, InvalidText } from '../http/json-input.ts';
 import { graphqlCaller } from './access-plugin.ts';
 import type { GraphQLContext } from './context.ts';
 import { FastPath } from './fast-path.ts';
+import type { OperationStage } from './stages.ts';
 import { type IdeOptions, registerIde } from './ide.ts';
 import { ANONYMOUS_OPERATION, type OperationRecord, recordOperation } from '../observability/graphql-operations.ts';
 import { inSpan, type Span, traces } from '../tracing/spans.ts';
@@ -25,10 +27,12 @@ const GRAPHQL_GET_PARAMETERS = ['query', 'operationName', 'variables', 'extensio
 export interface GraphqlEndpointOptions {
   apollo: ApolloServer<GraphQLContext>;
   operations: PreparedOperations;
-  /** Compiled queries (GRAPHQL_JIT=on): the fast path runs them; without them every request is Apollo's. */
+  /** Compiled queries (GRAPHQL_JIT=on): the known-operation path runs them; without them every request is Apollo's. */
   jit: boolean;
   cache: ResponseCache | undefined;
   access: AccessControl;
+  /** The operation stages of every request (stages.ts). */
+  stages: readonly OperationStage[];
   httpCaching: HttpCaching;
   /** A request's context: its loaders, the shared services, the caller. */
   context: (request: FastifyRequest) => GraphQLContext;
@@ -47,19 +51,32 @@ function describeOperation(span: Span, operation: OperationRecord | null): void 
   if (operation.hash) span.setAttribute('graphql.document.hash', operation.hash);
 }
 
-/** Registers /graphql (and the IDE's assets); returns the fast path, when there is one. */
+/** Registers /graphql (and the IDE's assets); returns the stages' runner for known operations, when there is one. */
 export function registerGraphqlEndpoint(app: FastifyInstance, options: GraphqlEndpointOptions): FastPath | undefined {
-  const { operations, access, httpCaching, counted } = options;
+  const { operations, access, httpCaching, counted, stages } = options;
   const fastPath = options.jit
-    ? new FastPath({ operations, access, httpCaching, cache: options.cache, context: options.context, counted })
+    ? new FastPath({ operations, stages, httpCaching, cache: options.cache, context: options.context, counted })
     : undefined;
-  // A request the fast path handed over (a refusal, a result with errors) runs in the context it began.
-  const apollo = fastifyApolloHandler(options.apollo, { context: async (request) => fastPath?.contextOf(request) ?? options.context(request) });
-  /** The answer to a GraphQL request: the fast path's, else Apollo's, inside the request's statement-counting scope. */
+  /** A context of Apollo's own: the stages it runs are traced from the start. */
+  const apolloContext = (request: FastifyRequest) => {
+    const context = options.context(request);
+    context.stages = request.graphqlStages = [];
+    return context;
+  };
+  // A request the known-operation path handed over (a refusal, a result with errors) runs in the context it began.
+  const apollo = fastifyApolloHandler(options.apollo, { context: async (request) => fastPath?.contextOf(request) ?? apolloContext(request) });
+  /** The answer to a GraphQL request: the known-operation path's, else Apollo's, inside the request's statement-counting scope. */
   async function untraced(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-    if (fastPath && await fastPath.answer(request, reply)) return reply;
-    return counted(request, async () => apollo.call(this, request, reply));
+    request.graphqlStages = [];
+    if (fastPath && await fastPath.answer(request, reply)) {
+      fastPath.observeStages?.(request.graphqlStages);
+      return reply;
+    }
+    const answered = await counted(request, async () => apollo.call(this, request, reply));
+    fastPath?.observeStages?.(request.graphqlStages);
+    return answered;
   }
+  app.decorateRequest('graphqlStages', undefined);
   /** The same, in the operation's span when traced: both paths, cache hits included, under one span named after the operation. */
   function answer(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     if (!traces.tracer) return untraced.call(this, request, reply);

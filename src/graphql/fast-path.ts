@@ -1,87 +1,36 @@
-// The fast path of /graphql: a query Apollo has already run here, with every
-// check that depends on the document passed (a checked prepared operation:
-// prepared-operations.ts), is answered without Apollo's request pipeline, with
-// the response cache on or off. Apollo would hash the document's text again,
-// look it up, call every plugin's hooks, negotiate the media type twice, build
-// its request context and serialise the result through its own layers: for a
-// product page that is more than half of the Node CPU the request costs
-// (docs/performance.md). Here the same checks run, with the same functions,
-// in the order Apollo's plugins run them, on variables coerced once:
+// The known-operation path of /graphql: a query Apollo has already run here,
+// with every check that depends on the document alone passed (a checked
+// prepared operation: prepared-operations.ts), is taken through the stages of
+// every request (stages.ts) by their runner, without Apollo's request
+// pipeline, with the response cache on or off. Apollo would hash the
+// document's text again, look it up, call every plugin's hooks, negotiate the
+// media type twice, build its request context and serialise the result
+// through its own layers: for a product page that is more than half of the
+// Node CPU the request costs (docs/performance.md). Here the stage units run
+// in STAGE_ORDER, on variables coerced once, and the body is Apollo's, byte
+// for byte (test/graphql/fast-path.test.ts compares both ways).
 //
-// 1. the caller needs read access (access-plugin.ts);
-// 2. the variables coerce, stay within the argument caps and the cost limit
-//    (limits-plugin.ts, through PreparedOperation.check);
-// 3. the cost is taken from the caller's rate-limit budget (access-plugin.ts);
-// 4. the response cache is asked with the same key, and a miss stored as the
-//    same entry, sharing one single flight (response-cache-plugin.ts);
-// 5. the same compiled query runs with the same context and resolvers;
-// 6. the same headers are set (cache-control-plugin.ts, the rate-limit
-//    headers), and the body is Apollo's, byte for byte
-//    (test/graphql/fast-path.test.ts compares both paths).
-//
-// Anything else goes to Apollo, which decides and words it as always: an
-// unknown document, another media type, a refusal (its budget, when taken,
-// handed over with the request so it is not taken twice), variables that do
-// not coerce. A result with errors is handed to Apollo with the context it ran
-// in: Apollo runs it again on the same loaders (what they read is cached, so
-// no statement is sent twice) and words the errors, their status and their
-// log lines.
-//
-// Every plugin Apollo runs is declared below with what the fast path does in
-// its place (FAST_PATH_PLUGINS); test/graphql/fast-path.test.ts fails when
-// Apollo runs one that is not declared.
-import type { ApolloServerPlugin } from '@apollo/server';
+// Anything a stage refuses, and anything else unusual, goes to Apollo, which
+// runs the same stages through its adapters and words it as always: an
+// unknown document, another media type, a refusal (the rate-limit decision
+// taken here handed over with the request, so the budget is not taken
+// twice), variables that do not coerce. A result with errors is handed to
+// Apollo with the context it ran in: Apollo runs it again on the same loaders
+// (what they read is cached, so no statement is sent twice) and words the
+// errors, their status and their log lines.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isCompiledQuery } from 'graphql-jit';
-import type { AccessControl } from '../auth/access.ts';
-import type { CachedResponse, ResponseCache } from '../cache/response-cache.ts';
+import { type CompiledQuery, isCompiledQuery } from 'graphql-jit';
+import type { CachedResponse, Obtained, ResponseCache } from '../cache/response-cache.ts';
 import type { HttpCaching } from '../http/http-caching.ts';
 import { recordOperation } from '../observability/graphql-operations.ts';
-import { rateLimitHeaders } from '../ratelimit/headers.ts';
 import type { RateLimitDecision } from '../ratelimit/limiter.ts';
-import { setReadAnswerHeaders } from './cache-control-plugin.ts';
+import { answerCachingHeaders } from './cache-control-plugin.ts';
 import { type GraphQLContext, shownTags } from './context.ts';
-import { earlyMediaType } from './http-status.ts';
-import type { PreparedOperation, PreparedOperations } from './prepared-operations.ts';
-import { cacheEntry } from './response-cache-plugin.ts';
+import { answerStatus, earlyMediaType } from './http-status.ts';
+import type { PreparedOperation, PreparedOperations, RequestChecks } from './prepared-operations.ts';
+import { askCache, cacheEntry } from './response-cache-plugin.ts';
+import { type OperationStage, ran, runOperationStages, type StageRequest } from './stages.ts';
 import { executed } from './traces-plugin.ts';
-
-/**
- * Every plugin Apollo runs for /graphql, and what the fast path does in its
- * place for the requests it answers. A plugin is added to Apollo's list
- * with `declared(name, plugin)`; Apollo running one not declared here fails
- * test/graphql/fast-path.test.ts.
- */
-export const FAST_PATH_PLUGINS = {
-  operationRecord: 'fills in the request\'s operation record (name, type, resolved) the same way; errors are counted by Apollo, which answers every result with errors',
-  landingPageDisabled: 'nothing to do: Apollo\'s landing page is off (the route serves the IDE)',
-  cacheControlDisabled: 'nothing to do: Apollo\'s per-field cache control is off (cacheControl below reads the hints per document)',
-  inlineTraceDisabled: 'nothing to do: federated tracing is off',
-  cacheControl: 'sets the same Cache-Control and surrogate keys from the prepared operation\'s policy (setReadAnswerHeaders), no-store for POST',
-  trustedDocuments: 'answers only checked operations, which passed it when Apollo ran them (the manifest does not change while the server runs)',
-  limits: 'the shape passed when Apollo ran the operation (it is the document\'s); the argument caps and the cost are checked per request with PreparedOperation.check; a refusal goes to Apollo',
-  access: 'the same access.require(read) and access.spend(units) per request; a refusal goes to Apollo, with the decision when one was taken',
-  learning: 'nothing to do: it marks operations checked, which is what lets the fast path answer them',
-  internalErrors: 'nothing to do: a result with errors goes to Apollo',
-  httpStatus: 'answers only results without errors: 200, as the plugin makes them',
-  responseCache: 'asks the same cache with the same key (ResponseCache.obtain, one single flight) and stores the same entry (cacheEntry)',
-  traces: 'nothing to do: parsing and validation spans, and the fast path does neither (the cost and execution spans are written where both paths check and run)',
-} as const;
-
-export type FastPathPlugin = keyof typeof FAST_PATH_PLUGINS;
-
-const declarations = new WeakMap<object, FastPathPlugin>();
-
-/** A plugin for Apollo's list, declared with what the fast path does in its place. */
-export function declared<T extends ApolloServerPlugin<never>>(name: FastPathPlugin, plugin: T): T {
-  declarations.set(plugin, name);
-  return plugin;
-}
-
-/** The plugins of `plugins` (Apollo's list once started, its own included) not declared for the fast path. */
-export function undeclaredPlugins(plugins: readonly object[]): object[] {
-  return plugins.filter((plugin) => !declarations.has(plugin));
-}
 
 /** What a GraphQL HTTP request asks to run, read the way Apollo Server reads it (its runHttpQuery). */
 export interface SentOperation {
@@ -159,7 +108,8 @@ export function sentByGet(query: Record<string, unknown>): SentOperation | undef
 
 export interface FastPathOptions {
   operations: PreparedOperations;
-  access: AccessControl;
+  /** The operation stages of every request (stages.ts), which Apollo runs too. */
+  stages: readonly OperationStage[];
   httpCaching: HttpCaching;
   /** The response cache; undefined when it is off (CACHE=off). */
   cache: ResponseCache | undefined;
@@ -169,12 +119,23 @@ export interface FastPathOptions {
   counted: <T>(request: FastifyRequest, fn: () => Promise<T>) => Promise<T>;
 }
 
+/** A request for a known query, as this path answers it. */
+interface KnownRequest {
+  sent: SentOperation;
+  prepared: PreparedOperation;
+  compiled: CompiledQuery;
+  /** The media type of the answer. */
+  type: string;
+}
+
 export class FastPath {
   private readonly options: FastPathOptions;
-  /** Requests handed to Apollo after the fast path began them: the context they run in. */
+  /** Requests handed to Apollo after this path began them: the context they run in. */
   private readonly handedOver = new WeakMap<FastifyRequest, GraphQLContext>();
-  /** Requests answered here (tests tell the two paths apart by it: their answers are the same). */
+  /** Requests answered here (tests tell the two ways apart by it: their answers are the same). */
   answered = 0;
+  /** Told the stages each /graphql request ran, once answered, either way (test/graphql/stages.test.ts). */
+  observeStages: ((stages: readonly string[]) => void) | undefined;
 
   constructor(options: FastPathOptions) {
     this.options = options;
@@ -185,77 +146,89 @@ export class FastPath {
     return this.handedOver.get(request);
   }
 
+  /** Hands the request to Apollo in `context` (its trace begun again: Apollo runs every stage), with what was taken already. */
   private handOver(request: FastifyRequest, context: GraphQLContext, decision: RateLimitDecision | undefined, cacheAsked: boolean): false {
     context.handedOver = { decision, cacheAsked };
+    context.stages = request.graphqlStages = [];
     this.handedOver.set(request, context);
     return false;
+  }
+
+  /** A stage refused, or the variables do not coerce: Apollo words it, with the rate-limit decision when one was taken. */
+  private refused(request: FastifyRequest, staged: StageRequest): false {
+    return 'decision' in staged ? this.handOver(request, this.options.context(request), staged.decision, false) : false;
+  }
+
+  /** The known query `request` names, when this path may answer it; undefined: Apollo's. */
+  private known(request: FastifyRequest): KnownRequest | undefined {
+    const sent = request.method === 'POST' ? sentByPost(request.body)
+      : request.method === 'GET' ? sentByGet(request.query as Record<string, unknown>) : undefined;
+    if (!sent) return undefined;
+    const prepared = this.options.operations.checkedQuery(sent.hash, sent.text, sent.operationName);
+    // Apollo refuses a GET with a body type (415) and negotiates the media type (406).
+    const type = prepared && (request.method === 'POST' || request.headers['content-type'] === undefined) ? earlyMediaType(request.headers.accept) : undefined;
+    const compiled = type && prepared!.compiled;
+    if (!prepared || !type || !compiled || !isCompiledQuery(compiled)) return undefined;
+    return { sent, prepared, compiled, type };
   }
 
   /**
    * Answers `request` when it names a checked query and Apollo would answer
    * it with data; returns false, having sent nothing, when Apollo must answer
-   * it instead.
+   * it instead. The stages run in STAGE_ORDER: the operation stages (by their
+   * runner), cache, execute, cacheControl, httpStatus.
    */
   async answer(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-    const { operations, access, cache } = this.options;
-    const sent = request.method === 'POST' ? sentByPost(request.body)
-      : request.method === 'GET' ? sentByGet(request.query as Record<string, unknown>) : undefined;
-    if (!sent) return false;
-    const prepared = operations.checkedQuery(sent.hash, sent.text, sent.operationName);
-    // Apollo refuses a GET with a body type (415) and negotiates the media type (406).
-    const type = prepared && (request.method === 'POST' || request.headers['content-type'] === undefined) ? earlyMediaType(request.headers.accept) : undefined;
-    const compiled = type && prepared!.compiled;
-    if (!prepared || !type || !compiled || !isCompiledQuery(compiled)) return false;
+    const known = this.known(request);
+    if (!known) return false;
+    const { sent, prepared } = known;
+    const trace = request.graphqlStages ??= [];
+    let checks: RequestChecks | undefined;
+    const headers: [string, string][] = [];
+    const staged: StageRequest = {
+      trace, caller: request.caller, hash: prepared.hash, operation: prepared.operation, record: recordOperation(request),
+      prepared: () => prepared, checks: () => checks ??= prepared.check(sent.variables), handedOver: undefined,
+      // Set once the answer is this path's: a request handed over gets Apollo's.
+      header: (name, value) => { headers.push([name, value]); },
+    };
     try {
-      access.require(request.caller, 'read');
+      await runOperationStages(this.options.stages, staged, true);
     } catch {
-      return false; // Apollo words the refusal
+      return this.refused(request, staged);
     }
-    const checks = prepared.check(sent.variables);
-    // Not coercible (400 BAD_USER_INPUT), over a cap or the cost limit: Apollo words it.
-    if (checks.errors || checks.refusal) return false;
-    let decision: RateLimitDecision | undefined;
-    if (access.rateLimited) {
-      decision = await access.spend(request.caller, checks.units);
-      // Refused: Apollo answers the 429 with this decision.
-      if (decision && !decision.allowed) return this.handOver(request, this.options.context(request), decision, false);
+    const checked = staged.checks();
+    if (checked.errors) return this.refused(request, staged);
+    const obtained = await askCache(trace, this.options.cache, () => prepared, sent.variables, () => checked.cheap);
+    if (obtained && obtained.outcome !== 'miss') {
+      this.headers(request, reply, known, headers, obtained.response.tags);
+      reply.header('x-cache', obtained.outcome);
+      // Computed when it was stored (cacheEntry); the GET route's onSend hook uses it.
+      const etag = obtained.response.etags?.[known.type];
+      if (etag && request.method === 'GET') reply.header('etag', etag);
+      return this.send(request, reply, known.type, obtained.response.body);
     }
-    let settle: ((response: CachedResponse | undefined) => void) | undefined;
-    let stores = false;
-    if (cache) {
-      const obtained = await cache.obtain(prepared.cacheKey(sent.variables), checks.cheap);
-      if (obtained.outcome !== 'miss') {
-        const record = recordOperation(request);
-        record.resolved = true;
-        record.name = prepared.operation?.name?.value;
-        record.type = 'query';
-        record.hash = prepared.hash;
-        this.headers(request, reply, prepared, decision, obtained.response.tags);
-        reply.header('x-cache', obtained.outcome);
-        // Computed when it was stored (cacheEntry); the GET route's onSend hook uses it.
-        const etag = obtained.response.etags?.[type];
-        if (etag && request.method === 'GET') reply.header('etag', etag);
-        return this.send(reply, type, obtained.response.body);
-      }
-      settle = obtained.settle;
-      stores = obtained.stores;
-    }
+    return this.run(request, reply, known, staged, checked, headers, obtained);
+  }
+
+  /** Executes a miss (or any request with the cache off), stores it, and answers it; a result with errors goes to Apollo. */
+  private async run(request: FastifyRequest, reply: FastifyReply, known: KnownRequest, staged: StageRequest,
+    checked: RequestChecks, headers: [string, string][], obtained: Obtained | undefined): Promise<boolean> {
+    const settle = obtained?.outcome === 'miss' ? obtained.settle : undefined;
     const context = this.options.context(request);
-    // What Apollo's operationRecordPlugin notes once the operation is resolved.
-    context.operation.resolved = true;
-    context.operation.name = prepared.operation?.name?.value;
-    context.operation.type = 'query';
-    context.operation.hash = prepared.hash;
+    // The record the metrics stage filled in is the request's.
+    context.operation = request.graphqlOperation = staged.record;
+    context.stages = staged.trace;
+    ran(staged.trace, 'execute');
     let result;
     try {
-      result = await this.options.counted(request, async () => executed(() => compiled.query(undefined, context, checks.coerced)));
+      result = await this.options.counted(request, async () => executed(() => known.compiled.query(undefined, context, checked.coerced)));
     } catch (error) {
       settle?.(undefined);
       throw error;
     }
     if (result.errors?.length) {
       settle?.(undefined);
-      return this.handOver(request, context, decision, cache !== undefined);
+      return this.handOver(request, context, staged.decision, obtained !== undefined);
     }
     // Apollo's body: {errors, data, extensions} in that order, and a newline
     // (its prettyJSONStringify); compiled queries give neither errors (those went
@@ -265,26 +238,31 @@ export class FastPath {
     // An entry to store has its ETags (one per media type: hits reuse them);
     // one not stored is only shared with identical requests meanwhile, whose
     // answers get theirs as this one does, from the GET route's onSend hook.
-    const entry: CachedResponse = stores ? cacheEntry(body, tags) : { status: 200, body, tags };
+    const entry: CachedResponse = obtained?.outcome === 'miss' && obtained.stores ? cacheEntry(body, tags) : { status: 200, body, tags };
     settle?.(entry);
-    this.headers(request, reply, prepared, decision, tags);
-    if (cache) reply.header('x-cache', 'miss');
+    this.headers(request, reply, known, headers, tags);
+    if (obtained) reply.header('x-cache', 'miss');
     // The hook would compute the same tag again (it keeps one already set).
-    const etag = entry.etags?.[type];
+    const etag = entry.etags?.[known.type];
     if (etag && request.method === 'GET' && reply.getHeader('cache-control') !== 'no-store') reply.header('etag', etag);
-    return this.send(reply, type, body);
+    return this.send(request, reply, known.type, body);
   }
 
-  /** The headers in the order Apollo's plugins set them: access (the rate limit), cache control. */
-  private headers(request: FastifyRequest, reply: FastifyReply, prepared: PreparedOperation, decision: RateLimitDecision | undefined, tags: readonly string[]): void {
-    if (decision) for (const [name, value] of rateLimitHeaders(decision)) reply.header(name, value);
-    if (request.method === 'GET') setReadAnswerHeaders(reply, this.options.httpCaching, prepared.policy, tags);
-    else reply.header('cache-control', 'no-store');
+  /** The headers in the order Apollo's plugins set them: the stages' (the rate limit), then cacheControl's. */
+  private headers(request: FastifyRequest, reply: FastifyReply, { prepared }: KnownRequest, staged: readonly [string, string][], tags: readonly string[]): void {
+    for (const [name, value] of staged) reply.header(name, value);
+    const cacheable = request.method === 'GET';
+    for (const [name, value] of answerCachingHeaders(request.graphqlStages, this.options.httpCaching, cacheable, () => prepared.policy, () => tags)) reply.header(name, value);
   }
 
-  private async send(reply: FastifyReply, type: string, body: string): Promise<true> {
+  /** Sends the answer with the httpStatus stage's status (a result with data: 200). */
+  private async send(request: FastifyRequest, reply: FastifyReply, type: string, body: string): Promise<true> {
+    const { status } = answerStatus(request.graphqlStages, DATA, 200, () => false);
     this.answered++;
-    await reply.code(200).type(type).send(`${body}\n`);
+    await reply.code(status).type(type).send(`${body}\n`);
     return true;
   }
 }
+
+/** What the status stage needs to know of an answer given here: it has data, and no errors. */
+const DATA = { data: true } as const;

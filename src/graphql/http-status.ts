@@ -24,6 +24,7 @@ import { CONTENTION_RETRY_AFTER_SECONDS } from '../db/writes/transaction.ts';
 import { RETRY_AFTER_SECONDS } from '../db/failures/unavailable.ts';
 import type { GraphQLContext } from './context.ts';
 import { EXPENSIVE_READS_LIMITED } from './errors.ts';
+import { ran, type StageTrace } from './stages.ts';
 
 /** The media types Apollo Server chooses among for a single result, in its order of preference. */
 export const JSON_MEDIA_TYPE = 'application/json; charset=utf-8';
@@ -37,7 +38,7 @@ export function responseMediaType(accept: string | undefined): string | undefine
 }
 
 /**
- * For the answers given on the fast path (fast-path.ts):
+ * For the answers given by the stages' runner (fast-path.ts):
  * the media type Apollo would answer in, or undefined when only Apollo should
  * decide (nothing fits: its 406; or the JSONP-style callback type).
  */
@@ -72,31 +73,45 @@ function retryAfter(codes: Set<unknown>, errors: Errors): { status: number; seco
   return undefined;
 }
 
+/** The status of an answer, and when it is a 503 or 429, the seconds to wait (its data then dropped). */
+export interface AnswerStatus { status: number; retryAfterSeconds?: number }
+
+/** An answer with data and no errors. */
+const OK: AnswerStatus = Object.freeze({ status: 200 });
+
+/**
+ * The httpStatus stage: the status of an answer holding `result`, given the
+ * status it has so far and whether it goes out as
+ * application/graphql-response+json (`strict`, asked only when needed).
+ */
+export function answerStatus(trace: StageTrace | undefined, result: { errors?: Errors; data?: unknown }, status: number | undefined, strict: () => boolean): AnswerStatus {
+  ran(trace, 'httpStatus');
+  if (!result.errors?.length && result.data !== undefined) return OK;
+  const codes = new Set(result.errors?.map((error) => error.extensions?.code));
+  const retry = retryAfter(codes, result.errors);
+  if (retry !== undefined) return { status: retry.status, retryAfterSeconds: retry.seconds };
+  if (result.data !== undefined) return { status: 200 };
+  let answered = status ?? 200;
+  // A malformed request (BAD_REQUEST: `query` not a string, a bad extension) is not a GraphQL request error: it stays 400.
+  if (answered === 400 && !codes.has('BAD_REQUEST') && !strict()) answered = 200;
+  // No data under application/graphql-response+json is never a 2xx (Apollo answers an unknown persisted query 200).
+  if ((status ?? 200) < 300 && strict()) answered = 400;
+  return { status: answered };
+}
+
+/** Apollo's adapter of the httpStatus stage. */
 export function httpStatusPlugin(): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
-        async willSendResponse({ request, response }) {
+        async willSendResponse({ request, response, contextValue }) {
           if (response.body.kind !== 'single') return;
           const result = response.body.singleResult;
-          const codes = new Set(result.errors?.map((error) => error.extensions?.code));
-          const retry = retryAfter(codes, result.errors);
-          if (retry !== undefined) {
-            response.http.status = retry.status;
-            (response.http.headers ??= new HeaderMap()).set('retry-after', String(retry.seconds));
-            if (result.data !== undefined) response.body = { kind: 'single', singleResult: { errors: result.errors } };
-            return;
-          }
-          if (result.data !== undefined) {
-            response.http.status = 200;
-            return;
-          }
-          const strict = answersGraphqlResponseJson(request.http);
-          const status = response.http.status ?? 200;
-          // A malformed request (BAD_REQUEST: `query` not a string, a bad extension) is not a GraphQL request error: it stays 400.
-          if (status === 400 && !codes.has('BAD_REQUEST') && !strict) response.http.status = 200;
-          // No data under application/graphql-response+json is never a 2xx (Apollo answers an unknown persisted query 200).
-          if (status < 300 && strict) response.http.status = 400;
+          const { status, retryAfterSeconds } = answerStatus(contextValue.stages, result, response.http.status, () => answersGraphqlResponseJson(request.http));
+          if (status !== (response.http.status ?? 200) || retryAfterSeconds !== undefined || result.data !== undefined) response.http.status = status;
+          if (retryAfterSeconds === undefined) return;
+          (response.http.headers ??= new HeaderMap()).set('retry-after', String(retryAfterSeconds));
+          if (result.data !== undefined) response.body = { kind: 'single', singleResult: { errors: result.errors } };
         },
       };
     },

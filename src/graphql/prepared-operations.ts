@@ -9,11 +9,11 @@
 // key they give) is worked out by `check` and `cacheKey`, with the same
 // functions for every path.
 //
-// Both paths read it: Apollo's pipeline (the limits, access, cache-control and
-// response-cache plugins, and the executor, all through `forRequest` and
-// `checksFor`), and the fast path (fast-path.ts), which answers an operation
-// once Apollo has run it here and passed every check that depends on the
-// document alone (`checked`, set by `learningPlugin`). Each request's
+// The stages of every request read it (stages.ts), whichever way it comes:
+// through Apollo's adapters and executor (`forRequest`, `checksFor`), or
+// through the stages' runner (fast-path.ts), which takes an operation once
+// Apollo has run it here and passed every check that depends on the document
+// alone (`checked`, set by `learningPlugin`). Each request's
 // variables are coerced once (graphql-js's coercion, which applies the
 // defaults of input object fields too) and those values are what the caps,
 // the cost and the compiled query see.
@@ -23,7 +23,7 @@ import {
   type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, type OperationDefinitionNode, getOperationAST, getVariableValues, printSchema,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
-import { canonicalJson } from '../util/canonical-json.ts';
+import { graphqlCacheKey } from '../cache/cache-key.ts';
 import { childSpan, traces } from '../tracing/spans.ts';
 import { type CachePolicy, cachePolicy } from './cache-hints.ts';
 import type { GraphQLContext } from './context.ts';
@@ -86,6 +86,7 @@ export class PreparedOperation {
   /** Its cost, once a request found no list size in it given by a variable. */
   private fixedCost: number | undefined;
   private byKeyMemo: boolean | undefined;
+  private declaredMemo: readonly string[] | undefined;
 
   constructor(schema: GraphQLSchema, limits: RequestLimits, hash: string, document: DocumentNode, sentName: string | undefined) {
     this.schema = schema;
@@ -153,18 +154,16 @@ export class PreparedOperation {
   }
 
   /**
-   * The response cache key of its result: the document's hash, the operation
-   * name, and the variables it declares, as sent (others change nothing, and
-   * would let one client make any number of keys for one result, by padding
-   * requests with an undeclared variable).
+   * The response cache key of its result (src/cache/cache-key.ts): the
+   * document's hash, the operation name, and the variables it declares.
    */
   cacheKey(sent: Variables | null | undefined): string {
-    const declared: Variables = {};
-    for (const { variable } of this.operation?.variableDefinitions ?? []) {
-      const name = variable.name.value;
-      if (sent && Object.hasOwn(sent, name)) declared[name] = sent[name];
-    }
-    return `gql:${this.hash}:${this.sentName ?? ''}:${canonicalJson(declared)}`;
+    return graphqlCacheKey(this.hash, this.sentName, this.declaredVariables, sent);
+  }
+
+  /** The names of the variables the operation declares. */
+  private get declaredVariables(): readonly string[] {
+    return this.declaredMemo ??= (this.operation?.variableDefinitions ?? []).map(({ variable }) => variable.name.value);
   }
 }
 

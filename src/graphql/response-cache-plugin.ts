@@ -3,16 +3,17 @@
 // (PreparedOperation.cacheKey), and tagged with every product the request's
 // loaders fetched (plus listings for list queries), so a write drops exactly
 // the results that showed what it changed. Mutations, and results with
-// errors, are never cached. This is Apollo's path; the fast path
-// (fast-path.ts) asks the same cache with the same key and stores the same
-// entry.
+// errors, are never cached. This is the cache stage of every request
+// (stages.ts): `askCache` and `cacheEntry`, which the known-operation path
+// (fast-path.ts) calls and Apollo's plugin below adapts.
 import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
 import type { ExecutionResult } from 'graphql';
-import type { CachedResponse, Outcome, ResponseCache } from '../cache/response-cache.ts';
+import type { CachedResponse, Obtained, Outcome, ResponseCache } from '../cache/response-cache.ts';
 import { type GraphQLContext, shownTags } from './context.ts';
 import { representationETag } from '../http/http-caching.ts';
 import { EARLY_MEDIA_TYPES } from './http-status.ts';
-import type { PreparedOperations } from './prepared-operations.ts';
+import type { PreparedOperation, PreparedOperations } from './prepared-operations.ts';
+import { ran, type StageTrace } from './stages.ts';
 
 /**
  * A successful result as the response cache keeps it: the body Apollo sends
@@ -24,10 +25,21 @@ export function cacheEntry(body: string, tags: readonly string[]): CachedRespons
   return { status: 200, body, tags: [...tags], etags: Object.fromEntries(EARLY_MEDIA_TYPES.map((type) => [type, representationETag(type, `${body}\n`)])) };
 }
 
-export function responseCachePlugin(cache: ResponseCache, operations: PreparedOperations): ApolloServerPlugin<GraphQLContext> {
+/**
+ * The cache stage: asks the response cache (undefined: off) for a query's
+ * result, by its one key (src/cache/cache-key.ts, through
+ * PreparedOperation.cacheKey); undefined when there is nothing to ask.
+ */
+export function askCache(trace: StageTrace | undefined, cache: ResponseCache | undefined, prepared: () => PreparedOperation, variables: Record<string, unknown> | null | undefined, cheap: () => boolean): Promise<Obtained> | undefined {
+  ran(trace, 'cache');
+  return cache?.obtain(prepared().cacheKey(variables), cheap());
+}
+
+/** Apollo's adapter of the cache stage (`cache` undefined: off, the stage still runs and asks nothing). */
+export function responseCachePlugin(cache: ResponseCache | undefined, operations: PreparedOperations): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
-      /** A miss: the cache did not have it (and, unless handed over by the fast path, the turn to produce it). */
+      /** A miss: the cache did not have it (and, unless handed over by the stages' runner, the turn to produce it). */
       let missed = false;
       let settle: ((response: CachedResponse | undefined) => void) | undefined;
       return {
@@ -35,12 +47,12 @@ export function responseCachePlugin(cache: ResponseCache, operations: PreparedOp
           const { operation, request, contextValue, queryHash, document } = requestContext;
           // `operation` is undefined (whatever its type says) when no operation has the
           // requested name; execution then answers 400 OPERATION_RESOLUTION_FAILURE.
-          if (operation?.operation !== 'query' || queryHash === undefined) return null;
-          // The fast path asked the cache already for a request it hands over (a miss).
-          missed = contextValue.handedOver?.cacheAsked ?? false;
-          if (missed) return null;
-          const resolved = { queryHash, document, request };
-          const obtained = await cache.obtain(operations.forRequest(resolved).cacheKey(request.variables), operations.checksFor(resolved, contextValue).cheap);
+          // The known-operation path asked the cache already for a request it hands over (a miss).
+          const query = operation?.operation === 'query' && queryHash !== undefined;
+          missed = query && (contextValue.handedOver?.cacheAsked ?? false);
+          const resolved = { queryHash: queryHash!, document, request };
+          const obtained = await askCache(contextValue.stages, query && !missed ? cache : undefined, () => operations.forRequest(resolved), request.variables, () => operations.checksFor(resolved, contextValue).cheap);
+          if (!obtained) return null;
           if (obtained.outcome === 'miss') {
             missed = true;
             settle = obtained.settle;

@@ -18,10 +18,16 @@ export function loadTrustedDocuments(file = DEFAULT_MANIFEST): Map<string, strin
   return new Map(Object.entries(manifest).map(([id, text]) => [id.replace(/^sha256:/, ''), text]));
 }
 
-function notTrusted(message: string): GraphQLError {
+/** The refusal of a document the manifest does not list (a 400). */
+export function notTrusted(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'OPERATION_NOT_TRUSTED', http: { status: 400 } } });
 }
 
+/**
+ * Apollo's part of trusted documents: a listed id sent alone gets its text
+ * from the manifest, for Apollo to parse. The check that only listed
+ * documents run is a stage of every request (stages.ts).
+ */
 export function trustedDocumentsPlugin(documents: Map<string, string>): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart({ request }) {
@@ -29,14 +35,6 @@ export function trustedDocumentsPlugin(documents: Map<string, string>): ApolloSe
       const id = typeof persisted?.sha256Hash === 'string' ? persisted.sha256Hash : undefined;
       // A listed id alone is enough: the manifest supplies the text.
       if (!request.query && id !== undefined && documents.has(id)) request.query = documents.get(id);
-      return {
-        // Thrown here (not earlier) so Apollo answers with the error's 400.
-        async didResolveOperation({ queryHash }) {
-          if (!documents.has(queryHash)) {
-            throw notTrusted('This server runs only trusted documents (the operations in its codegen manifest), and this operation is not one of them. Send a listed document or its id.');
-          }
-        },
-      };
     },
   };
 }

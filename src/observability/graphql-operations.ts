@@ -36,20 +36,21 @@ export function recordOperation(request: FastifyRequest): OperationRecord {
   return record;
 }
 
-/** Fills in the context's operation record as Apollo learns about the operation. */
+/** Notes the operation a request resolved to (the GraphQL pipeline's metrics stage: src/graphql/stages.ts). */
+export function noteResolved(record: OperationRecord, operation: { name?: { value: string } | undefined; operation: string } | undefined): void {
+  if (!operation) return;
+  record.resolved = true;
+  // Only names from a parsed document: never a client's free-form operationName.
+  record.name = operation.name?.value;
+  record.type = operation.operation;
+}
+
+/** Counts a request's errors in its operation record as Apollo meets them (the operation itself is noted by noteResolved). */
 export function operationRecordPlugin<Context extends { operation: OperationRecord }>(): ApolloServerPlugin<Context> {
   return {
     async requestDidStart({ contextValue }) {
       const record = contextValue.operation;
       return {
-        async didResolveOperation({ operation, queryHash }) {
-          if (!operation) return;
-          record.resolved = true;
-          record.hash = queryHash;
-          // Only names from a parsed document: never a client's free-form operationName.
-          record.name = operation.name?.value;
-          record.type = operation.operation;
-        },
         async didEncounterErrors({ errors }) {
           record.errors += errors.length;
         },

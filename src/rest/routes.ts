@@ -3,6 +3,7 @@
 // asks the catalogue, and reshapes. It has no SQL of its own.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LISTING_TAG, productTag, type ResponseCache } from '../cache/response-cache.ts';
+import { restCacheKey } from '../cache/cache-key.ts';
 import type { CatalogLoaders } from '../catalog/reads/loaders.ts';
 import type { ProductPages } from '../catalog/reads/listing-anchors.ts';
 import { IdempotencyKeyReused, parseIdempotencyKey } from '../catalog/writes/idempotency.ts';
@@ -87,13 +88,8 @@ function centsOf(body: unknown): unknown {
  * entry: a URL made unique would otherwise skip the cache at will.
  */
 function cacheKeyOf(request: FastifyRequest): string {
-  const params = request.params as Record<string, unknown>;
-  const path = (request.routeOptions.url ?? '').replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(String(params[name])));
   const declared = (request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
-  const query = request.query as Record<string, unknown>;
-  const search = Object.keys(declared).filter((name) => query[name] !== undefined)
-    .map((name) => `${name}=${encodeURIComponent(String(query[name]))}`).join('&');
-  return `rest:${path}${search === '' ? '' : `?${search}`}`;
+  return restCacheKey(request.routeOptions.url ?? '', request.params as Record<string, unknown>, Object.keys(declared), request.query as Record<string, unknown>);
 }
 
 /** REST field names for the write fields (the rest are the same in both). */

@@ -5,12 +5,11 @@
 // by POST and GET, under both media types, whether it ran or was cached; a
 // result with errors is Apollo's answer (and no statement is sent twice);
 // access, rate limits, the limits and cache invalidation apply as they do in
-// Apollo. Every plugin Apollo runs is declared for the fast path.
+// Apollo (both run the same stages: test/graphql/stages.test.ts).
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isScalarType, specifiedScalarTypes, type GraphQLInputType } from 'graphql';
 import { catalogueSchema } from '../../src/graphql/federation/subgraph-schema.ts';
-import { FAST_PATH_PLUGINS, undeclaredPlugins } from '../../src/graphql/fast-path.ts';
 import { createTestClient, GRAPHQL_ACCEPT, useTestCatalogue, type TestClient } from '../support/catalogue-app.ts';
 import { cacheConnected, redisAvailable, startTestRedis, type TestRedis } from '../support/redis.ts';
 
@@ -320,22 +319,7 @@ describe.skipIf(!redisAvailable())('the doorkeeper on the fast path (CACHE_ADMIS
   });
 });
 
-describe('what the fast path stands in for', () => {
-  it('every plugin Apollo runs is declared for the fast path, whatever the set-up', async () => {
-    for (const env of [{ CACHE: 'on', TRUSTED_DOCUMENTS: 'on', RATE_LIMIT: 'on' }, { CACHE: 'off', FEDERATION: 'on' }] as Record<string, string>[]) {
-      await withClient(env, async (client) => {
-        const plugins = (client.server.apollo as unknown as { internals: { plugins: object[] } }).internals.plugins;
-        // traces: only with traces on (src/graphql/traces-plugin.ts).
-        expect(plugins.length).toBeGreaterThanOrEqual(Object.keys(FAST_PATH_PLUGINS).length - 1 - (env.CACHE === 'off' ? 2 : 0));
-        expect(plugins.length).toBeLessThanOrEqual(Object.keys(FAST_PATH_PLUGINS).length);
-        expect(undeclaredPlugins(plugins)).toEqual([]);
-        // One not declared is found: what the test reports when a plugin is added without a declaration.
-        const added = { requestDidStart: async () => ({}) };
-        expect(undeclaredPlugins([...plugins, added])).toEqual([added]);
-      });
-    }
-  });
-
+describe('the variables the known-operation path hands to compiled queries', () => {
   it('graphql-js\'s coerced values pass through graphql-jit\'s own parsing of them unchanged', () => {
     // The fast path coerces a request's variables once (graphql-js) and hands
     // the coerced values to the compiled query, which parses them again as

@@ -10,7 +10,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { ApolloServer } from '@apollo/server';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { loggerOptions, requestLoggerFactory } from '../../src/observability/logging.ts';
-import { operationRecordPlugin, recordOperation, type OperationRecord } from '../../src/observability/graphql-operations.ts';
+import { noteResolved, operationRecordPlugin, recordOperation, type OperationRecord } from '../../src/observability/graphql-operations.ts';
 import { logInternalErrors } from '../../src/graphql/errors.ts';
 import { CapturedLog } from '../support/captured-log.ts';
 
@@ -169,6 +169,8 @@ describe('an error thrown outside any field', () => {
       logger: app.log,
       plugins: [
         operationRecordPlugin(),
+        // The metrics stage of the server's pipeline (src/graphql/stages.ts) names the operation.
+        { async requestDidStart({ contextValue }) { return { async didResolveOperation({ operation }) { noteResolved(contextValue.operation, operation); } }; } },
         logInternalErrors((details, message) => app.log.error(details, message)),
         { async requestDidStart() { return { async responseForOperation() { throw new RangeError('Maximum call stack size exceeded'); } }; } },
       ],

@@ -1,19 +1,14 @@
-// Refuses operations over the GraphQL abuse limits before anything executes
-// (the token limit is enforced earlier, while parsing: see token-limit.ts).
-// Runs in didResolveOperation, the first hook with both the validated
-// document and the variables, which list sizes in the cost may come from;
-// that is before the response cache is consulted, so a cached answer is no
-// way around a limit. A refusal is thrown from here, which Apollo answers
-// with the error's HTTP 400 (see limit-error.ts). The shape and what the
-// variables make of the operation (argument caps, cost) come from its
-// prepared operation (../prepared-operations.ts), which the fast path checks
-// the same way.
-import type { ApolloServerPlugin } from '@apollo/server';
+// The GraphQL abuse limits' settings, and the limits of operations outside
+// the request pipeline (subscriptions). For queries and mutations the limits
+// are a stage of every request (../stages.ts), checked before anything
+// executes and before the response cache is asked (the token limit is
+// enforced earlier, while parsing: see token-limit.ts); the shape and what
+// the variables make of the operation come from its prepared operation
+// (../prepared-operations.ts).
 import { type DocumentNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, getVariableValues } from 'graphql';
 import type { GraphQLLimits } from '../../config.ts';
-import type { GraphQLContext } from '../context.ts';
 import { costOf } from '../cost.ts';
-import type { PreparedOperations, RequestLimits } from '../prepared-operations.ts';
+import type { RequestLimits } from '../prepared-operations.ts';
 import { type ArgumentCaps, argumentCapError } from './argument-caps.ts';
 import { limitExceeded } from './limit-error.ts';
 
@@ -47,22 +42,4 @@ export function variableLimits(schema: GraphQLSchema, document: DocumentNode, op
   if (capped) return { refusal: capped };
   const { cost } = costOf(schema, document, operation, coerced ?? variables ?? {});
   return cost > limits.maxCost ? { refusal: limitExceeded('QUERY_TOO_COSTLY', 'query cost', cost, limits.maxCost) } : { cost };
-}
-
-export function limitsPlugin(limits: GraphQLLimits, operations: PreparedOperations): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation(requestContext) {
-          if (!requestContext.operation) return; // no such operation in the document: Apollo refuses the request itself
-          const { shape } = operations.forRequest(requestContext);
-          if (shape.depth > limits.maxDepth) throw limitExceeded('QUERY_TOO_DEEP', 'query depth', shape.depth, limits.maxDepth);
-          if (shape.aliases > limits.maxAliases) throw limitExceeded('QUERY_TOO_MANY_ALIASES', 'alias count', shape.aliases, limits.maxAliases);
-          if (shape.directives > limits.maxDirectives) throw limitExceeded('QUERY_TOO_MANY_DIRECTIVES', 'directive count', shape.directives, limits.maxDirectives);
-          const { refusal } = operations.checksFor(requestContext, requestContext.contextValue);
-          if (refusal) throw refusal;
-        },
-      };
-    },
-  };
 }
