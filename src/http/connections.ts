@@ -117,7 +117,10 @@ export class AddressRate {
   /** Whether `address` may open one more now (it is counted if so). */
   take(address: string, now = performance.now()): boolean {
     const due = Math.max(this.due.get(address) ?? now, now);
-    if (due + this.intervalMs - now > this.burstMs) return false;
+    // Compared as due - now (exactly 0 for an address with a full bucket):
+    // (now + interval) - now can round past interval, which refused the
+    // first take now and then.
+    if (due - now > this.burstMs - this.intervalMs) return false;
     this.due.set(address, due + this.intervalMs);
     return true;
   }
