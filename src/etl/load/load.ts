@@ -379,17 +379,17 @@ type PhaseMarks = Record<PhaseName, { at: number; cpu: CpuSeconds }>;
  */
 async function openSession(options: LoadOptions): Promise<LoadSession> {
   // Idle connections stay open until the end: their backends' CPU is read then.
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 3 * (options.copyStreams ?? COPY_STREAMS) + 2, idleTimeoutMillis: 0 });
   const cpu = new CpuMeter(options.databaseUrl);
+  let settings = '';
+  // Run on a new client before it is handed out (pg-pool's hook: awaited, one query at a time).
+  const onConnect = async (client: pg.ClientBase): Promise<void> => {
+    if (settings) await client.query(settings);
+    await cpu.watch(client).catch(() => {});
+  };
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 3 * (options.copyStreams ?? COPY_STREAMS) + 2, idleTimeoutMillis: 0, onConnect });
   pool.on('error', () => {}); // idle clients dropped by the server; queries report their own errors
   const control = await pool.connect();
-  const settings = await sessionSettings(control);
-  await cpu.watch(control);
-  // Queued on a new client before whatever it was connected for.
-  pool.on('connect', (client) => {
-    if (settings) client.query(settings).catch(() => {});
-    cpu.watch(client).catch(() => {});
-  });
+  settings = await sessionSettings(control);
   const { rows: [lock] } = await control.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOAD_LOCK]);
   if (!lock?.ok) {
     control.release();
