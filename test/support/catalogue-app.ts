@@ -8,7 +8,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import pg from 'pg';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { generateCatalogue, type Manifest } from '../../src/etl/generate/generate.ts';
 import { loadCatalogue } from '../../src/etl/load/load.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -17,10 +17,9 @@ import type { LogDestination } from '../../src/observability/logging.ts';
 import { ApiKeyStore } from '../../src/auth/key-store.ts';
 import { connectDatabase } from '../../src/db/pool/pool.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
+import { TEST_SCALE, TEST_SEED } from './catalogue-template.ts';
 
-/** The scale and seed every GraphQL test file uses: about 500 products. */
-export const TEST_SCALE = 0.0005;
-export const TEST_SEED = 1;
+export { TEST_SCALE, TEST_SEED };
 
 export interface GraphQLError {
   message: string;
@@ -97,28 +96,38 @@ export interface TestCatalogue {
  * A fresh database with a generated catalogue loaded into it by the real
  * loader: from `files` when given (left in place), else from files generated
  * for it and removed once loaded. On the shared test server unless `serverUrl` is given.
+ * The default catalogue (no options) is a copy of the run's template, loaded
+ * the same way once (./catalogue-template.ts).
  */
 export async function createTestCatalogue(options: { scale?: number; seed?: number; files?: TestFiles; serverUrl?: string } = {}): Promise<TestCatalogue> {
+  const template = inject('catalogueTemplate');
+  const isDefault = Object.values(options).every((value) => value === undefined);
+  const { db, manifest } = isDefault ? { db: await createTestDatabase({ template: template.database }), manifest: template.manifest } : await loadTestCatalogue(options);
+  const direct = new DirectDb(db.url);
+  const database = db;
+  return {
+    db: database, manifest, direct,
+    async dispose() {
+      await direct.close().catch(() => {});
+      await database.drop();
+    },
+  };
+}
+
+/** A catalogue other than the default one (the run's template): its files generated (or given) and loaded. */
+async function loadTestCatalogue(options: { scale?: number; seed?: number; files?: TestFiles; serverUrl?: string }): Promise<{ db: TestDatabase; manifest: Manifest }> {
   const files = options.files ?? await generateTestFiles(options);
   let db: TestDatabase | undefined;
   try {
     db = await createTestDatabase({ serverUrl: options.serverUrl });
     await loadCatalogue({ databaseUrl: db.url, dir: files.dir, replace: false });
+    return { db, manifest: files.manifest };
   } catch (error) {
     await db?.drop().catch(() => {});
     throw error;
   } finally {
     if (!options.files) files.remove();
   }
-  const direct = new DirectDb(db.url);
-  const database = db;
-  return {
-    db: database, manifest: files.manifest, direct,
-    async dispose() {
-      await direct.close().catch(() => {});
-      await database.drop();
-    },
-  };
 }
 
 export type NodeEnv = 'development' | 'production' | 'test';

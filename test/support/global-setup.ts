@@ -11,12 +11,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { PostgresProcess } from './postgres-process.ts';
+import { buildCatalogueTemplate, type CatalogueTemplate } from './catalogue-template.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     serverUrl: string;
     /** The run's temporary folder; each test file makes its own inside it. */
     testTempRoot: string;
+    /** The default test catalogue, loaded once: test files copy it (./catalogue-template.ts). */
+    catalogueTemplate: CatalogueTemplate;
   }
 }
 
@@ -42,12 +45,13 @@ export default async function setup(project: TestProject) {
   process.env.TMPDIR = root;
   project.provide('testTempRoot', root);
   let server: PostgresProcess | undefined;
-  if (process.env.DATABASE_URL) project.provide('serverUrl', process.env.DATABASE_URL);
-  else {
-    server = await PostgresProcess.start();
-    project.provide('serverUrl', server.url);
-  }
+  if (!process.env.DATABASE_URL) server = await PostgresProcess.start();
+  const serverUrl = server?.url ?? process.env.DATABASE_URL!;
+  project.provide('serverUrl', serverUrl);
+  const template = await buildCatalogueTemplate(serverUrl);
+  project.provide('catalogueTemplate', { database: template.database, manifest: template.manifest });
   return async () => {
+    await template.drop().catch(() => {});
     await server?.dispose();
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
