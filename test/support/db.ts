@@ -28,8 +28,19 @@ export async function createTestDatabase(options: { migrated?: boolean; serverUr
     async drop() {
       const client = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
       await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
+      try {
+        // A pool's end() resolves before its clients' sockets close: a backend terminated by FORCE
+        // while its client is ending sends that client a FATAL it has no listener for (an uncaught
+        // error in the test file). Those close within milliseconds; FORCE is for what is left after.
+        for (const until = Date.now() + 5_000; Date.now() < until;) {
+          const { rows } = await client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if (rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
     },
   };
 }
