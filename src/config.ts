@@ -599,7 +599,7 @@ function readSettings(read: Reader): Config {
       queue: read.integer('EXPENSIVE_READS_QUEUE', 32, 0, 100_000),
       maxWaitMs: read.integer('EXPENSIVE_READS_MAX_WAIT_MS', 1_000, 1, 60_000),
       // Half the time: the storm's share of Postgres halves, and with it what a product page beside it waits (docs/browse.md).
-      busyPercent: read.integer('EXPENSIVE_READS_BUSY_PERCENT', 50, 1, 100),
+      busyPercent: read.integer('EXPENSIVE_READS_BUSY_PERCENT', 33, 1, 100),
     },
     databaseConnectTimeoutMs: read.integer('DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     databasePoolQueueTimeoutMs: read.integer('DATABASE_POOL_QUEUE_TIMEOUT_MS', 2_000, 10, 60_000),
