@@ -104,12 +104,11 @@ export async function createTestCatalogue(options: { scale?: number; seed?: numb
   const isDefault = Object.values(options).every((value) => value === undefined);
   const { db, manifest } = isDefault ? { db: await createTestDatabase({ template: template.database }), manifest: template.manifest } : await loadTestCatalogue(options);
   const direct = new DirectDb(db.url);
-  const database = db;
   return {
-    db: database, manifest, direct,
+    db, manifest, direct,
     async dispose() {
       await direct.close().catch(() => {});
-      await database.drop();
+      await db.drop();
     },
   };
 }

@@ -8,10 +8,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { generateCatalogue, type Manifest } from '../../src/etl/generate/generate.ts';
 import { loadCatalogue } from '../../src/etl/load/load.ts';
 import { migrate } from '../../src/db/server/migrate.ts';
+import { withAdmin, withDatabase } from './admin-db.ts';
 
 /** The scale and seed every GraphQL test file uses: about 500 products. */
 export const TEST_SCALE = 0.0005;
@@ -23,34 +23,18 @@ export interface CatalogueTemplate {
   manifest: Manifest;
 }
 
-export function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
-async function admin<T>(serverUrl: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Builds the template on `serverUrl`; `drop` removes it at the run's end. */
 export async function buildCatalogueTemplate(serverUrl: string): Promise<CatalogueTemplate & { drop(): Promise<void> }> {
   const database = `test_template_${crypto.randomBytes(6).toString('hex')}`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-template-'));
-  const drop = () => admin(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).then(() => {});
+  const drop = () => withAdmin(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).then(() => {});
   try {
     const manifest = await generateCatalogue({ scale: TEST_SCALE, seed: TEST_SEED, out: dir, quiet: true });
-    await admin(serverUrl, (client) => client.query(`CREATE DATABASE ${database}`));
+    await withAdmin(serverUrl, (client) => client.query(`CREATE DATABASE ${database}`));
     await migrate(withDatabase(serverUrl, database));
     await loadCatalogue({ databaseUrl: withDatabase(serverUrl, database), dir, replace: false });
     // A copy fails while anyone is connected to its source: from here on no one can be.
-    await admin(serverUrl, (client) => client.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`));
+    await withAdmin(serverUrl, (client) => client.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`));
     return { database, manifest, drop };
   } catch (error) {
     await drop().catch(() => {});

@@ -1,9 +1,8 @@
 // A fresh, migrated database per test file, on the server from global-setup.
 import crypto from 'node:crypto';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { migrate } from '../../src/db/server/migrate.ts';
-import { withDatabase } from './catalogue-template.ts';
+import { withAdmin, withDatabase } from './admin-db.ts';
 
 export interface TestDatabase {
   url: string;
@@ -17,30 +16,21 @@ export interface TestDatabase {
 export async function createTestDatabase(options: { migrated?: boolean; serverUrl?: string; template?: string } = {}): Promise<TestDatabase> {
   const serverUrl = options.serverUrl ?? inject('serverUrl');
   const name = `test_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-  await admin.connect();
-  await admin.query(options.template ? `CREATE DATABASE ${name} TEMPLATE ${options.template}` : `CREATE DATABASE ${name}`);
-  await admin.end();
+  await withAdmin(serverUrl, (admin) => admin.query(options.template ? `CREATE DATABASE ${name} TEMPLATE ${options.template}` : `CREATE DATABASE ${name}`));
   const url = withDatabase(serverUrl, name);
   if (options.migrated !== false && !options.template) await migrate(url);
   return {
     url,
-    async drop() {
-      const client = new pg.Client({ connectionString: withDatabase(serverUrl, 'postgres') });
-      await client.connect();
-      try {
-        // A pool's end() resolves before its clients' sockets close: a backend terminated by FORCE
-        // while its client is ending sends that client a FATAL it has no listener for (an uncaught
-        // error in the test file). Those close within milliseconds; FORCE is for what is left after.
-        for (const until = Date.now() + 5_000; Date.now() < until;) {
-          const { rows } = await client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
-          if (rows[0].n === 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
+    drop: () => withAdmin(serverUrl, async (admin) => {
+      // A pool's end() resolves before its clients' sockets close: a backend terminated by FORCE
+      // while its client is ending sends that client a FATAL it has no listener for (an uncaught
+      // error in the test file). Those close within milliseconds; FORCE is for what is left after.
+      for (const until = Date.now() + 5_000; Date.now() < until;) {
+        const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0]!.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
       }
-    },
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }),
   };
 }
