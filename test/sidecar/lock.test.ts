@@ -41,8 +41,11 @@ describe('sidecar sync lock', () => {
     const client = new pg.Client({ connectionString: setup.database.url });
     await client.connect();
     try {
-      const { rows: [state] } = await client.query('SELECT cursor, highest_id, last_success_at FROM legacy_sync_state WHERE id = 1');
-      expect(state).toMatchObject({ highest_id: 15 });
+      // The worker stores its state at most once a second, so the row can trail its progress briefly.
+      const state = await eventually(async () => {
+        const { rows: [row] } = await client.query('SELECT cursor, highest_id, last_success_at FROM legacy_sync_state WHERE id = 1');
+        return row.highest_id === 15 && row;
+      }, 5_000, 'the stored state to reach product 15');
       expect(state.last_success_at).toBeInstanceOf(Date);
       const { rows: [hashes] } = await client.query('SELECT count(*)::int AS n FROM legacy_sync_products');
       expect(hashes.n).toBe(15);
