@@ -220,6 +220,29 @@ function liveBlock(dir: string): string {
   return [...lines, '', `One run on a catalogue of ${int(data.catalogueProducts ?? 0)} products, ${int(data.watchedProducts ?? 0)} of them watched and renamed; ${source('live', live)}.`].join('\n');
 }
 
+interface PostgraphileResults {
+  provenance: Results['provenance'];
+  rows: { name: string; rps: number; p50: number; p99: number; nodeMs: number; pgMs: number; redisUs: number | null; hitRatio: number | null }[];
+  ratios: { what: string; target: string; median: number; min: number; max: number }[];
+}
+
+/** bench:postgraphile's sitting: each target's medians and CPU a request, then the issue's ratios. */
+function postgraphileBlock(dir: string): string {
+  const results = read<PostgraphileResults>(dir, 'postgraphile');
+  const ms3 = (n: number) => n.toFixed(3);
+  const lines = ['| request | requests/s | p50 / p99 | Node CPU ms/request | Postgres CPU ms/request | Redis CPU µs/request | hits |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  for (const r of results.rows) {
+    lines.push(`| ${r.name} | ${int(r.rps)} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} ms | ${ms3(r.nodeMs)} | ${ms3(r.pgMs)} | ${r.redisUs === null ? '' : r.redisUs.toFixed(1)} | ${r.hitRatio === null ? '' : `${(r.hitRatio * 100).toFixed(1)}%`} |`);
+  }
+  lines.push('', '| ratio | median (runs paired by round) | target | met |', '| --- | --- | --- | --- |');
+  for (const r of results.ratios) {
+    const target = Number(r.target.replace(/[^0-9.]/g, ''));
+    lines.push(`| ${r.what} | ${r.median.toFixed(2)}x (${r.min.toFixed(2)}-${r.max.toFixed(2)}) | ${r.target}x | ${r.median >= target ? 'yes' : 'no'} |`);
+  }
+  const data = results.provenance.data as { summary?: string };
+  return [...lines, '', `${data.summary ?? ''}; medians of the runs; ${source('postgraphile', results)}.`].join('\n');
+}
+
 /** Each rendered block: the doc (under docs/) it is in and what renders it. */
 export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => string }> = {
   'shop-mix': { doc: 'performance.md', render: shopMixBlock },
@@ -228,6 +251,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'browse': { doc: 'browse.md', render: browseBlock },
   'etl': { doc: 'data.md', render: etlBlock },
   'live': { doc: 'subscriptions.md', render: liveBlock },
+  'postgraphile': { doc: 'performance.md', render: postgraphileBlock },
 };
 
 const blockStart = (name: string) => `<!-- rendered: ${name} (scripts/render-performance.ts) -->`;
