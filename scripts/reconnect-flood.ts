@@ -5,7 +5,12 @@
 // flood spends its address's budget and is refused by that instead, which
 // this measures too if you leave it on):
 //
-//   node scripts/reconnect-flood.ts --url http://127.0.0.1:4000 [--seconds 10] [--rounds 3] [--kind ws|sse|mix] [--concurrency 200] [--rate 0] [--settle 3] [--max-id 50000]
+//   npm run bench:flood -- --url http://127.0.0.1:4000 [--seconds 10] [--rounds 3] [--kind ws|sse|mix] [--concurrency 200] [--rate 0] [--settle 3] [--max-id 50000] [--save <name>]
+//
+// --save <name> keeps the run in docs/performance/<name>.json, one entry per
+// kind, concurrency and rate (a new run replaces the entry of the same three),
+// each with its provenance; docs/operations.md's flood table is rendered from
+// `reconnect-flood` (scripts/render-performance.ts).
 //
 // The normal client is 127.0.0.2: k6's ProductDetailPage of random ids, one
 // at a time on one kept-alive connection. The flood is 127.0.0.1, on a worker
@@ -27,6 +32,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { endProvenance, isPublishedName, PUBLISHED_RESULTS_DIR, type Provenance, publish, startProvenance } from '../bench/lib/provenance.ts';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 
 const args = isMainThread ? process.argv.slice(2) : (workerData as { args: string[] }).args;
@@ -45,6 +51,8 @@ const rate = Number(option('rate', '0'));
 const maxId = Number(option('max-id', '50000'));
 /** Seconds the flood runs before the client's time is taken: what the caps let it hold is opened first (a bounded, one-off cost), then only refusals churn. */
 const settle = Math.min(10, Number(option('settle', '3')));
+const save = option('save', '');
+if (save && !isPublishedName(save)) throw new Error(`--save ${save}: a name of lower-case letters, digits and dashes`);
 const NORMAL = '127.0.0.2';
 const FLOODER = '127.0.0.1';
 
@@ -147,9 +155,28 @@ async function normalClient(ms: number): Promise<{ times: number[]; failed: numb
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** One round as the results file keeps it: the normal client alone and beside the flood, and what the flood got. */
+interface FloodRound {
+  idle: { requests: number; failed: number; p99: number };
+  flood: { requests: number; failed: number; p99: number };
+  attemptsPerSecond: number;
+  accepted: number;
+}
+
+/** Writes this flood's entry into docs/performance/<name>.json, keeping the other floods' entries. */
+function saveFlood(name: string, provenance: Provenance, medians: { idleP99: number; floodP99: number; ratio: number }, rounds: FloodRound[]): string {
+  const file = path.join(PUBLISHED_RESULTS_DIR, `${name}.json`);
+  const kept = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { floods: { kind: string; concurrency: number; rate: number }[] }).floods : [];
+  const same = (f: { kind: string; concurrency: number; rate: number }) => f.kind === kind && f.concurrency === concurrency && f.rate === rate;
+  const floods = [...kept.filter((f) => !same(f)), { kind, concurrency, rate, provenance, medians, rounds }];
+  return publish(name, { floods });
+}
+
 if (!isMainThread) {
   parentPort!.postMessage(await flood((workerData as { until: number }).until));
 } else {
+  const provenance = startProvenance('bench:flood', args, { kind, concurrency, rate, seconds, settle, rounds, maxId });
+  const results: FloodRound[] = [];
   await normalClient(1_000); // warm-up: the document prepared, the connection open
   const idleP99: number[] = [];
   const floodP99: number[] = [];
@@ -169,10 +196,16 @@ if (!isMainThread) {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     idleP99.push(percentile(idle.times, 99));
     floodP99.push(percentile(during.times, 99));
+    results.push({
+      idle: { requests: idle.times.length, failed: idle.failed, p99: percentile(idle.times, 99) },
+      flood: { requests: during.times.length, failed: during.failed, p99: percentile(during.times, 99) },
+      attemptsPerSecond: Math.round(flooded.attempts / (settle + seconds)), accepted: flooded.accepted,
+    });
     const line = (name: string, r: { times: number[]; failed: number }) =>
       `${name} ${r.times.length} requests (${r.failed} failed), p50 ${percentile(r.times, 50).toFixed(1)} ms, p99 ${percentile(r.times, 99).toFixed(1)} ms`;
     console.log(`round ${round}: ${line('idle', idle)} | ${line('flood', during)} | flood (${kind}, ${concurrency} at once${rate > 0 ? `, at most ${rate}/s` : ''}): ${Math.round(flooded.attempts / (settle + seconds))} attempts/s, accepted ${flooded.accepted}, refused as opened ${flooded.refusedAtAccept}, past a live cap ${flooded.refused}, dropped ${flooded.dropped}`);
   }
   const [idle, during] = [median(idleP99), median(floodP99)];
   console.log(`median p99: idle ${idle.toFixed(1)} ms, flood ${during.toFixed(1)} ms: ${(during / idle).toFixed(2)}x`);
+  if (save) console.log(`saved to ${saveFlood(save, endProvenance(provenance), { idleP99: idle, floodP99: during, ratio: during / idle }, results)}`);
 }
