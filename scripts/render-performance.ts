@@ -126,7 +126,10 @@ function median(results: Results, file: string, scenario: string, cache: string 
 /** Every run's row of a scenario. */
 const runsOf = (results: Results, scenario: string, cache: string | null, workers = 1) =>
   results.rows.filter((r) => r.scenario === scenario && r.cache === cache && r.workers === workers);
-const range = (values: number[], format: (n: number) => string) => `${format(Math.min(...values))}-${format(Math.max(...values))}`;
+const range = (values: number[], format: (n: number) => string) => {
+  const [low, high] = [format(Math.min(...values)), format(Math.max(...values))];
+  return low === high ? low : `${low}-${high}`;
+};
 
 /** Browse and search targets (docs/browse.md): requests/s at least, p99 at most. */
 const BROWSE = [
@@ -243,6 +246,28 @@ function postgraphileBlock(dir: string): string {
   return [...lines, '', `${data.summary ?? ''}; medians of the runs; ${source('postgraphile', results)}.`].join('\n');
 }
 
+interface FloodResults {
+  floods: {
+    kind: string; concurrency: number; rate: number; provenance: Results['provenance'];
+    medians: { idleP99: number; floodP99: number; ratio: number };
+    rounds: { idle: { failed: number }; flood: { failed: number }; attemptsPerSecond: number; accepted: number }[];
+  }[];
+}
+
+/** bench:flood's floods (scripts/reconnect-flood.ts --save reconnect-flood): a normal client's p99 beside each. */
+function floodBlock(dir: string): string {
+  const { floods } = read<FloodResults>(dir, 'reconnect-flood');
+  const what = (f: FloodResults['floods'][number]) => `${f.kind === 'ws' ? 'WebSockets' : f.kind === 'sse' ? 'SSE streams' : 'WebSockets and SSE'}, ${f.rate > 0 ? `at most ${int(f.rate)}/s` : 'as fast as they come back'}`;
+  const order = [...floods].sort((a, b) => (a.rate || Infinity) - (b.rate || Infinity) || a.kind.localeCompare(b.kind));
+  const lines = ['| flood | attempts a second | the flood holds | p99 alone | beside the flood | ratio | normal requests failed |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  for (const f of order) {
+    const failed = f.rounds.reduce((n, r) => n + r.idle.failed + r.flood.failed, 0);
+    lines.push(`| ${what(f)} | ${range(f.rounds.map((r) => r.attemptsPerSecond), int)} | ${range(f.rounds.map((r) => r.accepted), int)} | ${f.medians.idleP99.toFixed(1)} ms | ${f.medians.floodP99.toFixed(1)} ms | ${f.medians.ratio.toFixed(2)}x | ${int(failed)} |`);
+  }
+  const sources = order.map((f) => `\`${f.provenance.command}\` (host load average ${loadOf(f)})`).join('; ');
+  return [...lines, '', `Medians of ${order[0]?.rounds.length ?? 0} rounds each; [reconnect-flood.json](performance/reconnect-flood.json): ${sources}.`].join('\n');
+}
+
 /** Each rendered block: the doc (under docs/) it is in and what renders it. */
 export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => string }> = {
   'shop-mix': { doc: 'performance.md', render: shopMixBlock },
@@ -252,6 +277,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'etl': { doc: 'data.md', render: etlBlock },
   'live': { doc: 'subscriptions.md', render: liveBlock },
   'postgraphile': { doc: 'performance.md', render: postgraphileBlock },
+  'reconnect-flood': { doc: 'operations.md', render: floodBlock },
 };
 
 const blockStart = (name: string) => `<!-- rendered: ${name} (scripts/render-performance.ts) -->`;

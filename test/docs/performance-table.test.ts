@@ -33,12 +33,19 @@ describe('the README\'s performance table', () => {
 
   it('names, for every results file, the command, the commit and the machine that produced it', () => {
     for (const name of fs.readdirSync(RESULTS_DIR).filter((n) => n.endsWith('.json'))) {
-      const { provenance } = JSON.parse(fs.readFileSync(path.join(RESULTS_DIR, name), 'utf8')) as { provenance: Record<string, any> };
-      expect(provenance.command, name).toMatch(/^npm run bench(:[a-z-]+)? -- /);
-      expect(provenance.commit, name).toMatch(/^[0-9a-f]{40}$/);
-      expect(provenance.machine.cores, name).toBeGreaterThan(0);
-      expect(provenance.startedAt, name).toMatch(/^\d{4}-\d\d-\d\dT/);
-      expect(Object.keys(provenance.data ?? {}).length, name).toBeGreaterThan(0);
+      // One run's file has one provenance; a file of several runs (bench:flood's floods), one per entry.
+      const results = JSON.parse(fs.readFileSync(path.join(RESULTS_DIR, name), 'utf8')) as { provenance?: Record<string, any>; floods?: { provenance: Record<string, any> }[] };
+      const provenances = results.provenance ? [results.provenance] : results.floods?.map((f) => f.provenance) ?? [];
+      expect(provenances.length, name).toBeGreaterThan(0);
+      for (const provenance of provenances) expectProvenance(name, provenance);
     }
   });
 });
+
+function expectProvenance(name: string, provenance: Record<string, any>): void {
+  expect(provenance.command, name).toMatch(/^npm run bench(:[a-z-]+)? -- /);
+  expect(provenance.commit, name).toMatch(/^[0-9a-f]{40}$/);
+  expect(provenance.machine.cores, name).toBeGreaterThan(0);
+  expect(provenance.startedAt, name).toMatch(/^\d{4}-\d\d-\d\dT/);
+  expect(Object.keys(provenance.data ?? {}).length, name).toBeGreaterThan(0);
+}
