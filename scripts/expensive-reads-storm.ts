@@ -4,7 +4,8 @@
 // is for. Against a running API on loopback, started with RATE_LIMIT=off
 // (every client here is one address: its budget would answer 429s of its own):
 //
-//   node scripts/expensive-reads-storm.ts --url http://127.0.0.1:4000 --database-url <the API's catalogue> [--seconds 10] [--clients 10] [--max-id 50000]
+//   npm run bench:storm -- --url http://127.0.0.1:4000 --database-url <the API's catalogue> [--seconds 10] [--clients 10] [--max-id 50000]
+//                          [--rounds 1] [--setting <what the API was started with>] [--save <name>]
 //
 // Phase 1 (idle): one client asks for product pages (k6's ProductDetailPage,
 // random ids), one at a time, for `--seconds`. Phase 2: the same client,
@@ -15,11 +16,16 @@
 // product page's p50/p99/max in both phases and what the storm got (status
 // counts, its own p50/p99). The storm runs on a worker thread of its own, so
 // the product page's client is never late because of it. Every phase is
-// bounded in time; only loopback.
+// bounded in time; only loopback. `--rounds` repeats both phases and prints
+// the medians; `--save <name>` keeps them in docs/performance/<name>.json, one
+// entry per `--setting` (the API's EXPENSIVE_READS_* as it was started: this
+// script cannot see them) and client count, each with its provenance;
+// docs/browse.md's storm table is rendered from `expensive-reads`.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { endProvenance, isPublishedName, PUBLISHED_RESULTS_DIR, type Provenance, publish, startProvenance } from '../bench/lib/provenance.ts';
 import { queryOnce } from '../src/db/pool/query-once.ts';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 
@@ -35,6 +41,10 @@ if (!['127.0.0.1', 'localhost', '[::1]'].includes(base.hostname)) throw new Erro
 const seconds = Math.min(10, Number(option('seconds', '10')));
 const clients = Number(option('clients', '10'));
 const maxId = Number(option('max-id', '50000'));
+const rounds = Math.min(5, Number(option('rounds', '1')));
+const setting = option('setting', 'the defaults');
+const save = option('save', '');
+if (save && !isPublishedName(save)) throw new Error(`--save ${save}: a name of lower-case letters, digits and dashes`);
 
 const OPERATIONS = operationsByName(fs.readFileSync(path.resolve(import.meta.dirname, '../k6/operations.graphql'), 'utf8'));
 const body = (operationName: string, variables: Record<string, unknown>) =>
@@ -94,6 +104,46 @@ async function storm(until: number, words: string[]): Promise<Answer[]> {
   return (await Promise.all(Array.from({ length: clients }, () => loop(performance.now() + left, next)))).flat();
 }
 
+/** A phase as the results file keeps it. */
+interface Phase { requests: number; ok: number; refused: number; p50: number; p99: number }
+interface StormRound { idle: Phase; during: Phase; storm: Phase; ratio: number }
+
+function phase(answers: Answer[]): Phase {
+  const ms = answers.map((answer) => answer.ms).sort((a, b) => a - b);
+  return { requests: answers.length, ok: answers.filter((a) => a.status === 200).length, refused: answers.filter((a) => a.status === 429).length, p50: percentile(ms, 50), p99: percentile(ms, 99) };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** One round: the product page alone, then beside the storm. */
+async function stormRound(words: string[]): Promise<StormRound> {
+  const idle = await loop(performance.now() + seconds * 1000, productPage);
+  const until = Date.now() + seconds * 1000;
+  const worker = new Worker(new URL(import.meta.url), { argv: args, workerData: { until, words } });
+  const stormAnswers = new Promise<Answer[]>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const during = await loop(performance.now() + (until - Date.now()), productPage);
+  const stormed = await stormAnswers;
+  await worker.terminate();
+  const result = { idle: phase(idle), during: phase(during), storm: phase(stormed) };
+  const ratio = result.during.p99 / result.idle.p99;
+  console.log(`product page, idle:         ${summary(idle)}`);
+  console.log(`product page, during storm: ${summary(during)}`);
+  console.log(`storm (${clients} clients):       ${summary(stormed)}`);
+  console.log(`p99 during / idle: ${ratio.toFixed(2)}x`);
+  return { ...result, ratio };
+}
+
+/** Writes this setting's entry into docs/performance/<name>.json, keeping the others'. */
+function saveStorm(name: string, provenance: Provenance, medians: { idleP99: number; stormP99: number; ratio: number }, results: StormRound[]): string {
+  const file = path.join(PUBLISHED_RESULTS_DIR, `${name}.json`);
+  const kept = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { storms: { setting: string; clients: number }[] }).storms : [];
+  const storms = [...kept.filter((s) => s.setting !== setting || s.clients !== clients), { setting, clients, provenance, medians, rounds: results }];
+  return publish(name, { storms });
+}
+
 if (!isMainThread) {
   const { until, words } = workerData as { until: number; words: string[] };
   parentPort!.postMessage(await storm(until, words));
@@ -106,19 +156,14 @@ if (!isMainThread) {
   await loop(performance.now() + 1000, productPage);
   await storm(Date.now() + 500, words);
 
-  const idle = await loop(performance.now() + seconds * 1000, productPage);
-  const until = Date.now() + seconds * 1000;
-  const worker = new Worker(new URL(import.meta.url), { argv: args, workerData: { until, words } });
-  const stormAnswers = new Promise<Answer[]>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  const during = await loop(performance.now() + (until - Date.now()), productPage);
-  const stormed = await stormAnswers;
-  await worker.terminate();
-  const p99 = (answers: Answer[]) => percentile(answers.map((a) => a.ms).sort((a, b) => a - b), 99);
-  console.log(`product page, idle:         ${summary(idle)}`);
-  console.log(`product page, during storm: ${summary(during)}`);
-  console.log(`storm (${clients} clients):       ${summary(stormed)}`);
-  console.log(`p99 during / idle: ${(p99(during) / p99(idle)).toFixed(2)}x`);
+  const provenance = startProvenance('bench:storm', args, { setting, clients, seconds, rounds, maxId });
+  const results: StormRound[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    if (rounds > 1) console.log(`round ${round}`);
+    results.push(await stormRound(words));
+  }
+  const medians = { idleP99: median(results.map((r) => r.idle.p99)), stormP99: median(results.map((r) => r.during.p99)), ratio: median(results.map((r) => r.ratio)) };
+  if (rounds > 1) console.log(`median p99: idle ${medians.idleP99.toFixed(1)} ms, during the storm ${medians.stormP99.toFixed(1)} ms; median of the rounds' ratios ${medians.ratio.toFixed(2)}x`);
+  if (save) console.log(`saved to ${saveStorm(save, endProvenance(provenance), medians, results)}`);
 }
+
