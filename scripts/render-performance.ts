@@ -268,6 +268,26 @@ function floodBlock(dir: string): string {
   return [...lines, '', `Medians of ${order[0]?.rounds.length ?? 0} rounds each; [reconnect-flood.json](performance/reconnect-flood.json): ${sources}.`].join('\n');
 }
 
+interface StormResults {
+  storms: {
+    setting: string; clients: number; provenance: Results['provenance'];
+    medians: { idleP99: number; stormP99: number; ratio: number };
+    rounds: { ratio: number; storm: { requests: number; ok: number; refused: number; p50: number; p99: number } }[];
+  }[];
+}
+
+/** bench:storm's storms (scripts/expensive-reads-storm.ts --save expensive-reads): a product page's p99 beside each. */
+function stormBlock(dir: string): string {
+  const { storms } = read<StormResults>(dir, 'expensive-reads');
+  const lines = ['| API started with | storm clients | product page p99 alone → beside the storm (median) | ratio, each round | median | the storm: answered 200 / 429 a round, p50 |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const s of storms) {
+    const answered = s.rounds.map((r) => `${int(r.storm.ok)} / ${int(r.storm.refused)}`).join(', ');
+    lines.push(`| ${s.setting} | ${s.clients} | ${s.medians.idleP99.toFixed(1)} → ${s.medians.stormP99.toFixed(1)} ms | ${s.rounds.map((r) => `${r.ratio.toFixed(2)}x`).join(', ')} | ${s.medians.ratio.toFixed(2)}x | ${answered}; ${range(s.rounds.map((r) => r.storm.p50), (n) => n.toFixed(0))} ms |`);
+  }
+  const sources = storms.map((s) => `\`${s.provenance.command}\` (host load average ${loadOf(s)})`).join('; ');
+  return [...lines, '', `[expensive-reads.json](performance/expensive-reads.json): ${sources}.`].join('\n');
+}
+
 /** Each rendered block: the doc (under docs/) it is in and what renders it. */
 export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => string }> = {
   'shop-mix': { doc: 'performance.md', render: shopMixBlock },
@@ -278,6 +298,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'live': { doc: 'subscriptions.md', render: liveBlock },
   'postgraphile': { doc: 'performance.md', render: postgraphileBlock },
   'reconnect-flood': { doc: 'operations.md', render: floodBlock },
+  'expensive-reads': { doc: 'browse.md', render: stormBlock },
 };
 
 const blockStart = (name: string) => `<!-- rendered: ${name} (scripts/render-performance.ts) -->`;
