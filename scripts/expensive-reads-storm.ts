@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { endProvenance, isPublishedName, PUBLISHED_RESULTS_DIR, type Provenance, publish, startProvenance } from '../bench/lib/provenance.ts';
+import { endProvenance, isPublishedName, publishEntry, startProvenance } from '../bench/lib/provenance.ts';
 import { queryOnce } from '../src/db/pool/query-once.ts';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 
@@ -136,14 +136,6 @@ async function stormRound(words: string[]): Promise<StormRound> {
   return { ...result, ratio };
 }
 
-/** Writes this setting's entry into docs/performance/<name>.json, keeping the others'. */
-function saveStorm(name: string, provenance: Provenance, medians: { idleP99: number; stormP99: number; ratio: number }, results: StormRound[]): string {
-  const file = path.join(PUBLISHED_RESULTS_DIR, `${name}.json`);
-  const kept = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { storms: { setting: string; clients: number }[] }).storms : [];
-  const storms = [...kept.filter((s) => s.setting !== setting || s.clients !== clients), { setting, clients, provenance, medians, rounds: results }];
-  return publish(name, { storms });
-}
-
 if (!isMainThread) {
   const { until, words } = workerData as { until: number; words: string[] };
   parentPort!.postMessage(await storm(until, words));
@@ -164,6 +156,9 @@ if (!isMainThread) {
   }
   const medians = { idleP99: median(results.map((r) => r.idle.p99)), stormP99: median(results.map((r) => r.during.p99)), ratio: median(results.map((r) => r.ratio)) };
   if (rounds > 1) console.log(`median p99: idle ${medians.idleP99.toFixed(1)} ms, during the storm ${medians.stormP99.toFixed(1)} ms; median of the rounds' ratios ${medians.ratio.toFixed(2)}x`);
-  if (save) console.log(`saved to ${saveStorm(save, endProvenance(provenance), medians, results)}`);
+  if (save) {
+    const entry = { setting, clients, provenance: endProvenance(provenance), medians, rounds: results };
+    console.log(`saved to ${publishEntry(save, entry, (kept) => kept.setting === setting && kept.clients === clients)}`);
+  }
 }
 

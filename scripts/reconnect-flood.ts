@@ -32,7 +32,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { endProvenance, isPublishedName, PUBLISHED_RESULTS_DIR, type Provenance, publish, startProvenance } from '../bench/lib/provenance.ts';
+import { endProvenance, isPublishedName, publishEntry, startProvenance } from '../bench/lib/provenance.ts';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 
 const args = isMainThread ? process.argv.slice(2) : (workerData as { args: string[] }).args;
@@ -163,23 +163,12 @@ interface FloodRound {
   accepted: number;
 }
 
-/** Writes this flood's entry into docs/performance/<name>.json, keeping the other floods' entries. */
-function saveFlood(name: string, provenance: Provenance, medians: { idleP99: number; floodP99: number; ratio: number }, rounds: FloodRound[]): string {
-  const file = path.join(PUBLISHED_RESULTS_DIR, `${name}.json`);
-  const kept = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { floods: { kind: string; concurrency: number; rate: number }[] }).floods : [];
-  const same = (f: { kind: string; concurrency: number; rate: number }) => f.kind === kind && f.concurrency === concurrency && f.rate === rate;
-  const floods = [...kept.filter((f) => !same(f)), { kind, concurrency, rate, provenance, medians, rounds }];
-  return publish(name, { floods });
-}
-
 if (!isMainThread) {
   parentPort!.postMessage(await flood((workerData as { until: number }).until));
 } else {
   const provenance = startProvenance('bench:flood', args, { kind, concurrency, rate, seconds, settle, rounds, maxId });
   const results: FloodRound[] = [];
   await normalClient(1_000); // warm-up: the document prepared, the connection open
-  const idleP99: number[] = [];
-  const floodP99: number[] = [];
   for (let round = 1; round <= rounds; round++) {
     const idle = await normalClient(seconds * 1000);
     const until = Date.now() + (settle + seconds) * 1000;
@@ -194,8 +183,6 @@ if (!isMainThread) {
     await worker.terminate();
     // The flood's sockets end with it: let the server close them before the next idle phase.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    idleP99.push(percentile(idle.times, 99));
-    floodP99.push(percentile(during.times, 99));
     results.push({
       idle: { requests: idle.times.length, failed: idle.failed, p99: percentile(idle.times, 99) },
       flood: { requests: during.times.length, failed: during.failed, p99: percentile(during.times, 99) },
@@ -203,9 +190,12 @@ if (!isMainThread) {
     });
     const line = (name: string, r: { times: number[]; failed: number }) =>
       `${name} ${r.times.length} requests (${r.failed} failed), p50 ${percentile(r.times, 50).toFixed(1)} ms, p99 ${percentile(r.times, 99).toFixed(1)} ms`;
-    console.log(`round ${round}: ${line('idle', idle)} | ${line('flood', during)} | flood (${kind}, ${concurrency} at once${rate > 0 ? `, at most ${rate}/s` : ''}): ${Math.round(flooded.attempts / (settle + seconds))} attempts/s, accepted ${flooded.accepted}, refused as opened ${flooded.refusedAtAccept}, past a live cap ${flooded.refused}, dropped ${flooded.dropped}`);
+    console.log(`round ${round}: ${line('idle', idle)} | ${line('flood', during)} | flood (${kind}, ${concurrency} at once${rate > 0 ? `, at most ${rate}/s` : ''}): ${results.at(-1)!.attemptsPerSecond} attempts/s, accepted ${flooded.accepted}, refused as opened ${flooded.refusedAtAccept}, past a live cap ${flooded.refused}, dropped ${flooded.dropped}`);
   }
-  const [idle, during] = [median(idleP99), median(floodP99)];
+  const [idle, during] = [median(results.map((r) => r.idle.p99)), median(results.map((r) => r.flood.p99))];
   console.log(`median p99: idle ${idle.toFixed(1)} ms, flood ${during.toFixed(1)} ms: ${(during / idle).toFixed(2)}x`);
-  if (save) console.log(`saved to ${saveFlood(save, endProvenance(provenance), { idleP99: idle, floodP99: during, ratio: during / idle }, results)}`);
+  if (save) {
+    const entry = { kind, concurrency, rate, provenance: endProvenance(provenance), medians: { idleP99: idle, floodP99: during, ratio: during / idle }, rounds: results };
+    console.log(`saved to ${publishEntry(save, entry, (kept) => kept.kind === kind && kept.concurrency === concurrency && kept.rate === rate)}`);
+  }
 }

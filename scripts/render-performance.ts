@@ -247,7 +247,7 @@ function postgraphileBlock(dir: string): string {
 }
 
 interface FloodResults {
-  floods: {
+  entries: {
     kind: string; concurrency: number; rate: number; provenance: Results['provenance'];
     medians: { idleP99: number; floodP99: number; ratio: number };
     rounds: { idle: { failed: number }; flood: { failed: number }; attemptsPerSecond: number; accepted: number }[];
@@ -256,8 +256,8 @@ interface FloodResults {
 
 /** bench:flood's floods (scripts/reconnect-flood.ts --save reconnect-flood): a normal client's p99 beside each. */
 function floodBlock(dir: string): string {
-  const { floods } = read<FloodResults>(dir, 'reconnect-flood');
-  const what = (f: FloodResults['floods'][number]) => `${f.kind === 'ws' ? 'WebSockets' : f.kind === 'sse' ? 'SSE streams' : 'WebSockets and SSE'}, ${f.rate > 0 ? `at most ${int(f.rate)}/s` : 'as fast as they come back'}`;
+  const { entries: floods } = read<FloodResults>(dir, 'reconnect-flood');
+  const what = (f: FloodResults['entries'][number]) => `${f.kind === 'ws' ? 'WebSockets' : f.kind === 'sse' ? 'SSE streams' : 'WebSockets and SSE'}, ${f.rate > 0 ? `at most ${int(f.rate)}/s` : 'as fast as they come back'}`;
   const order = [...floods].sort((a, b) => (a.rate || Infinity) - (b.rate || Infinity) || a.kind.localeCompare(b.kind));
   const lines = ['| flood | attempts a second | the flood holds | p99 alone | beside the flood | ratio | normal requests failed |', '| --- | --- | --- | --- | --- | --- | --- |'];
   for (const f of order) {
@@ -269,7 +269,7 @@ function floodBlock(dir: string): string {
 }
 
 interface StormResults {
-  storms: {
+  entries: {
     setting: string; clients: number; provenance: Results['provenance'];
     medians: { idleP99: number; stormP99: number; ratio: number };
     rounds: { ratio: number; storm: { requests: number; ok: number; refused: number; p50: number; p99: number } }[];
@@ -278,7 +278,7 @@ interface StormResults {
 
 /** bench:storm's storms (scripts/expensive-reads-storm.ts --save expensive-reads): a product page's p99 beside each. */
 function stormBlock(dir: string): string {
-  const { storms } = read<StormResults>(dir, 'expensive-reads');
+  const { entries: storms } = read<StormResults>(dir, 'expensive-reads');
   const lines = ['| API started with | storm clients | product page p99 alone → beside the storm (median) | ratio, each round | median | the storm: answered 200 / 429 a round, p50 |', '| --- | --- | --- | --- | --- | --- |'];
   for (const s of storms) {
     const answered = s.rounds.map((r) => `${int(r.storm.ok)} / ${int(r.storm.refused)}`).join(', ');

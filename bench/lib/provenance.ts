@@ -64,6 +64,17 @@ export function publish(name: string, document: unknown): string {
   return file;
 }
 
+/**
+ * `--save <name>` of a bench that measures one setting per run (bench:flood,
+ * bench:storm): docs/performance/<name>.json holds `entries`, one per setting;
+ * `entry` replaces the one `sameSetting` matches and the others are kept.
+ */
+export function publishEntry<T extends object>(name: string, entry: T, sameSetting: (kept: T) => boolean): string {
+  const file = path.join(PUBLISHED_RESULTS_DIR, `${name}.json`);
+  const kept = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { entries: T[] }).entries : [];
+  return publish(name, { entries: [...kept.filter((other) => !sameSetting(other)), entry] });
+}
+
 /** `--save`'s value: a file name of lower-case letters, digits and dashes. */
 export function isPublishedName(name: string): boolean {
   return /^[a-z0-9][a-z0-9-]*$/.test(name);

@@ -33,9 +33,9 @@ describe('the README\'s performance table', () => {
 
   it('names, for every results file, the command, the commit and the machine that produced it', () => {
     for (const name of fs.readdirSync(RESULTS_DIR).filter((n) => n.endsWith('.json'))) {
-      // One run's file has one provenance; a file of several runs (bench:flood's floods, bench:storm's storms), one per entry.
-      const results = JSON.parse(fs.readFileSync(path.join(RESULTS_DIR, name), 'utf8')) as { provenance?: Record<string, any>; floods?: { provenance: Record<string, any> }[]; storms?: { provenance: Record<string, any> }[] };
-      const provenances = results.provenance ? [results.provenance] : (results.floods ?? results.storms ?? []).map((entry) => entry.provenance);
+      // One run's file has one provenance; a file of one entry per setting (publishEntry: bench:flood, bench:storm), one per entry.
+      const results = JSON.parse(fs.readFileSync(path.join(RESULTS_DIR, name), 'utf8')) as { provenance?: Record<string, any>; entries?: { provenance: Record<string, any> }[] };
+      const provenances = results.provenance ? [results.provenance] : (results.entries ?? []).map((entry) => entry.provenance);
       expect(provenances.length, name).toBeGreaterThan(0);
       for (const provenance of provenances) expectProvenance(name, provenance);
     }

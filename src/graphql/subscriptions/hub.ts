@@ -18,7 +18,7 @@
 // reads have finished, so a job's results come in commit order, and since a
 // change is only heard once committed (Postgres delivers NOTIFY after the
 // commit is visible), the last result a subscriber gets is the latest state.
-// A batch runs at most maxJobsPerBatch jobs; the rest wait, oldest first, for
+// A batch runs at most MAX_JOBS_PER_BATCH jobs; the rest wait, oldest first, for
 // the next one (a change heard meanwhile joins its job's waiting run): a burst
 // of subscriptions to many ids is read in slices with the event loop free
 // between them, so the process goes on answering requests.
@@ -65,8 +65,6 @@ export interface LiveHubOptions {
   retryMs: number;
   /** A subscriber whose pending results have waited this long without progress is stalled. */
   slowConsumerMs: number;
-  /** Jobs one batch runs at most (MAX_JOBS_PER_BATCH unless a test says otherwise). */
-  maxJobsPerBatch?: number;
 }
 
 /**
@@ -145,7 +143,7 @@ export class LiveHub {
   private pendingIds = new Set<number>();
   private pendingEverything = false;
   private pendingInitial = new Map<Job, Set<LiveSubscription>>();
-  /** Runs taken from what was pending but left for a later batch (past maxJobsPerBatch), oldest first. */
+  /** Runs taken from what was pending but left for a later batch (past MAX_JOBS_PER_BATCH), oldest first. */
   private waiting = new Map<Job, Run>();
   private retry = new Set<Job>();
   private retryTimer: NodeJS.Timeout | undefined;
@@ -303,7 +301,7 @@ export class LiveHub {
     return this.pendingIds.size > 0 || this.pendingEverything || this.pendingInitial.size > 0 || this.waiting.size > 0;
   }
 
-  /** What the next batch runs: what waits from earlier batches first, then what is pending, at most maxJobsPerBatch jobs. */
+  /** What the next batch runs: what waits from earlier batches first, then what is pending, at most MAX_JOBS_PER_BATCH jobs. */
   private takeRuns(): Map<Job, Run> {
     const runs = this.waiting;
     const run = (job: Job): Run => {
@@ -327,14 +325,10 @@ export class LiveHub {
     this.pendingEverything = false;
     this.pendingIds = new Set();
     this.pendingInitial = new Map();
-    const most = this.options.maxJobsPerBatch ?? MAX_JOBS_PER_BATCH;
-    if (runs.size <= most) {
-      this.waiting = new Map();
-      return runs;
-    }
-    const taken = new Map<Job, Run>();
     this.waiting = new Map();
-    for (const [job, entry] of runs) (taken.size < most ? taken : this.waiting).set(job, entry);
+    if (runs.size <= MAX_JOBS_PER_BATCH) return runs;
+    const taken = new Map<Job, Run>();
+    for (const [job, entry] of runs) (taken.size < MAX_JOBS_PER_BATCH ? taken : this.waiting).set(job, entry);
     return taken;
   }
 
