@@ -18,10 +18,12 @@
 // reads have finished, so a job's results come in commit order, and since a
 // change is only heard once committed (Postgres delivers NOTIFY after the
 // commit is visible), the last result a subscriber gets is the latest state.
-// A batch runs at most MAX_JOBS_PER_BATCH jobs; the rest wait, oldest first, for
-// the next one (a change heard meanwhile joins its job's waiting run): a burst
-// of subscriptions to many ids is read in slices with the event loop free
-// between them, so the process goes on answering requests.
+// A batch runs at most MAX_JOBS_PER_BATCH jobs; the rest wait for the next one
+// (a change heard meanwhile joins its job's waiting run): a burst of
+// subscriptions to many ids is read in slices with the event loop free
+// between them, so the process goes on answering requests. Jobs that already
+// have a state (a change to what subscribers see) go before those reading a
+// first state, so a burst does not hold up everyone else's changes.
 //
 // Each subscriber keeps at most one pending result per product (the latest
 // replaces an older one not yet sent) and one notice: memory per subscriber
@@ -328,7 +330,11 @@ export class LiveHub {
     this.waiting = new Map();
     if (runs.size <= MAX_JOBS_PER_BATCH) return runs;
     const taken = new Map<Job, Run>();
-    for (const [job, entry] of runs) (taken.size < MAX_JOBS_PER_BATCH ? taken : this.waiting).set(job, entry);
+    for (const changed of [true, false]) {
+      for (const [job, entry] of runs) {
+        if ((job.last !== undefined) === changed) (taken.size < MAX_JOBS_PER_BATCH ? taken : this.waiting).set(job, entry);
+      }
+    }
     return taken;
   }
 
