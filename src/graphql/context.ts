@@ -1,4 +1,5 @@
 // What every resolver receives: the per-request loaders and the shared services.
+import type { ExecutionResult } from 'graphql';
 import type { Caller } from '../auth/access.ts';
 import { BROWSE_TAG, LISTING_TAG, productTag } from '../cache/response-cache.ts';
 import type { CatalogBrowse } from '../catalog/browse/browse.ts';
@@ -31,9 +32,11 @@ export interface GraphQLContext {
   /**
    * Set when the stages' runner (fast-path.ts) hands the request to Apollo: what it
    * already took from the caller's budget (undefined: no budget), and whether
-   * it already asked the response cache (a miss) for it.
+   * it already asked the response cache (a miss) for it, and the result it
+   * executed when that had errors (Apollo words them; executing again would
+   * run every statement twice, and a refused expensive read would wait twice).
    */
-  handedOver?: { decision: RateLimitDecision | undefined; cacheAsked: boolean };
+  handedOver?: { decision: RateLimitDecision | undefined; cacheAsked: boolean; executed?: ExecutionResult };
   /** The stages the request ran, in order (stages.ts), when it is traced. */
   stages?: string[];
   /** The tags of a response served from the response cache (its loaders read nothing). */

@@ -19,6 +19,7 @@
 // (what they read is cached, so no statement is sent twice) and words the
 // errors, their status and their log lines.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ExecutionResult } from 'graphql';
 import { type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { CachedResponse, Obtained, ResponseCache } from '../cache/response-cache.ts';
 import type { HttpCaching } from '../http/http-caching.ts';
@@ -147,8 +148,8 @@ export class FastPath {
   }
 
   /** Hands the request to Apollo in `context` (its trace begun again: Apollo runs every stage), with what was taken already. */
-  private handOver(request: FastifyRequest, context: GraphQLContext, decision: RateLimitDecision | undefined, cacheAsked: boolean): false {
-    context.handedOver = { decision, cacheAsked };
+  private handOver(request: FastifyRequest, context: GraphQLContext, decision: RateLimitDecision | undefined, cacheAsked: boolean, executed?: ExecutionResult): false {
+    context.handedOver = { decision, cacheAsked, executed };
     context.stages = request.graphqlStages = [];
     this.handedOver.set(request, context);
     return false;
@@ -228,7 +229,7 @@ export class FastPath {
     }
     if (result.errors?.length) {
       settle?.(undefined);
-      return this.handOver(request, context, staged.decision, obtained !== undefined);
+      return this.handOver(request, context, staged.decision, obtained !== undefined, result);
     }
     // Apollo's body: {errors, data, extensions} in that order, and a newline
     // (its prettyJSONStringify); compiled queries give neither errors (those went

@@ -281,6 +281,8 @@ export class PreparedOperations {
             const context = requestContext.context as GraphQLContext;
             const { coerced, errors } = this.checksFor(requestContext, context);
             if (errors) return { errors };
+            // Executed already by the stages' runner, which handed its errors over to be worded.
+            if (context.handedOver?.executed) return withGraphQLErrors(context.handedOver.executed);
             return withGraphQLErrors(await executed(() => compiled.query(undefined, context, coerced)));
           },
         };

@@ -151,6 +151,21 @@ describe('traces of a product page and a REST read', () => {
   });
 });
 
+describe('a known query whose execution has errors', () => {
+  it('is executed once: the fast path hands its result to Apollo to word, not the request to run again', async () => {
+    const query = 'query Mixed($id: ID!, $bad: ID!) { product(id: $id) { id name } other: product(id: $bad) { id } }';
+    const send = () => client!.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', accept: GRAPHQL_ACCEPT },
+      payload: { query, operationName: 'Mixed', variables: { id: PRODUCT_ID, bad: 'not-an-id' } } });
+    // Answered by Apollo once, the document is the fast path's from then on.
+    expect((await send()).statusCode).toBe(200);
+    const response = await send();
+    expect(response.statusCode, response.body).toBe(200);
+    expect(JSON.parse(response.body).errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    const spans = await traceOf(traceIdOf(response.headers));
+    expect(named(spans, 'graphql.execute')).toHaveLength(1);
+  });
+});
+
 describe('context', () => {
   it('continues a caller\'s traceparent, and names the trace in traceresponse and the log line', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
