@@ -280,11 +280,14 @@ interface StormResults {
 function stormBlock(dir: string): string {
   const { entries: storms } = read<StormResults>(dir, 'expensive-reads');
   const lines = ['| API started with | storm clients | product page p99 alone → beside the storm (median) | ratio, each round | median | the storm: answered 200 / 429 a round, p50 |', '| --- | --- | --- | --- | --- | --- |'];
-  for (const s of storms) {
+  // The defaults first, by client count; then each other setting as saved.
+  const isDefault = (s: StormResults['entries'][number]) => s.setting.startsWith('the defaults');
+  const ordered = [...storms.filter(isDefault).sort((a, b) => a.clients - b.clients), ...storms.filter((s) => !isDefault(s))];
+  for (const s of ordered) {
     const answered = s.rounds.map((r) => `${int(r.storm.ok)} / ${int(r.storm.refused)}`).join(', ');
     lines.push(`| ${s.setting} | ${s.clients} | ${s.medians.idleP99.toFixed(1)} → ${s.medians.stormP99.toFixed(1)} ms | ${s.rounds.map((r) => `${r.ratio.toFixed(2)}x`).join(', ')} | ${s.medians.ratio.toFixed(2)}x | ${answered}; ${range(s.rounds.map((r) => r.storm.p50), (n) => n.toFixed(0))} ms |`);
   }
-  const sources = storms.map((s) => `\`${s.provenance.command}\` (host load average ${loadOf(s)})`).join('; ');
+  const sources = ordered.map((s) => `\`${s.provenance.command}\` (host load average ${loadOf(s)})`).join('; ');
   return [...lines, '', `[expensive-reads.json](performance/expensive-reads.json): ${sources}.`].join('\n');
 }
 
