@@ -19,7 +19,8 @@
 // bounded in time; only loopback. `--rounds` repeats both phases and prints
 // the medians; `--save <name>` keeps them in docs/performance/<name>.json, one
 // entry per `--setting` (the API's EXPENSIVE_READS_* as it was started: this
-// script cannot see them) and client count, each with its provenance;
+// script cannot see them), client count and catalogue (the database's name),
+// each with its provenance;
 // docs/browse.md's storm table is rendered from `expensive-reads`.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -148,7 +149,9 @@ if (!isMainThread) {
   await loop(performance.now() + 1000, productPage);
   await storm(Date.now() + 500, words);
 
-  const provenance = startProvenance('bench:storm', args, { setting, clients, seconds, rounds, maxId });
+  // Which catalogue: the generator's default shape or another (its database's name).
+  const catalogue = new URL(option('database-url')).pathname.slice(1);
+  const provenance = startProvenance('bench:storm', args, { setting, clients, seconds, rounds, maxId, catalogue });
   const results: StormRound[] = [];
   for (let round = 1; round <= rounds; round++) {
     if (rounds > 1) console.log(`round ${round}`);
@@ -157,8 +160,9 @@ if (!isMainThread) {
   const medians = { idleP99: median(results.map((r) => r.idle.p99)), stormP99: median(results.map((r) => r.during.p99)), ratio: median(results.map((r) => r.ratio)) };
   if (rounds > 1) console.log(`median p99: idle ${medians.idleP99.toFixed(1)} ms, during the storm ${medians.stormP99.toFixed(1)} ms; median of the rounds' ratios ${medians.ratio.toFixed(2)}x`);
   if (save) {
-    const entry = { setting, clients, provenance: endProvenance(provenance), medians, rounds: results };
-    console.log(`saved to ${publishEntry(save, entry, (kept) => kept.setting === setting && kept.clients === clients)}`);
+    const entry = { setting, clients, catalogue, provenance: endProvenance(provenance), medians, rounds: results };
+    const same = (kept: typeof entry) => kept.setting === setting && kept.clients === clients && kept.catalogue === catalogue;
+    console.log(`saved to ${publishEntry(save, entry, same)}`);
   }
 }
 

@@ -270,7 +270,7 @@ function floodBlock(dir: string): string {
 
 interface StormResults {
   entries: {
-    setting: string; clients: number; provenance: Results['provenance'];
+    setting: string; clients: number; catalogue: string; provenance: Results['provenance'];
     medians: { idleP99: number; stormP99: number; ratio: number };
     rounds: { ratio: number; storm: { requests: number; ok: number; refused: number; p50: number; p99: number } }[];
   }[];
@@ -279,16 +279,41 @@ interface StormResults {
 /** bench:storm's storms (scripts/expensive-reads-storm.ts --save expensive-reads): a product page's p99 beside each. */
 function stormBlock(dir: string): string {
   const { entries: storms } = read<StormResults>(dir, 'expensive-reads');
-  const lines = ['| API started with | storm clients | product page p99 alone → beside the storm (median) | ratio, each round | median | the storm: answered 200 / 429 a round, p50 |', '| --- | --- | --- | --- | --- | --- |'];
+  const lines = ['| API started with | catalogue | storm clients | product page p99 alone → beside the storm (median) | ratio, each round | median | the storm: answered 200 / 429 a round, p50 |', '| --- | --- | --- | --- | --- | --- | --- |'];
   // The defaults first, by client count; then each other setting as saved.
   const isDefault = (s: StormResults['entries'][number]) => s.setting.startsWith('the defaults');
-  const ordered = [...storms.filter(isDefault).sort((a, b) => a.clients - b.clients), ...storms.filter((s) => !isDefault(s))];
+  const ordered = [...storms.filter(isDefault).sort((a, b) => a.catalogue.localeCompare(b.catalogue) || a.clients - b.clients), ...storms.filter((s) => !isDefault(s))];
   for (const s of ordered) {
     const answered = s.rounds.map((r) => `${int(r.storm.ok)} / ${int(r.storm.refused)}`).join(', ');
-    lines.push(`| ${s.setting} | ${s.clients} | ${s.medians.idleP99.toFixed(1)} → ${s.medians.stormP99.toFixed(1)} ms | ${s.rounds.map((r) => `${r.ratio.toFixed(2)}x`).join(', ')} | ${s.medians.ratio.toFixed(2)}x | ${answered}; ${range(s.rounds.map((r) => r.storm.p50), (n) => n.toFixed(0))} ms |`);
+    lines.push(`| ${s.setting} | ${s.catalogue} | ${s.clients} | ${s.medians.idleP99.toFixed(1)} → ${s.medians.stormP99.toFixed(1)} ms | ${s.rounds.map((r) => `${r.ratio.toFixed(2)}x`).join(', ')} | ${s.medians.ratio.toFixed(2)}x | ${answered}; ${range(s.rounds.map((r) => r.storm.p50), (n) => n.toFixed(0))} ms |`);
   }
   const sources = ordered.map((s) => `\`${s.provenance.command}\` (host load average ${loadOf(s)})`).join('; ');
   return [...lines, '', `[expensive-reads.json](performance/expensive-reads.json): ${sources}.`].join('\n');
+}
+
+interface TracesResults {
+  provenance: Results['provenance'];
+  medians: { mode: string; route: string; rps: number; cpuUs: number; ratioToOff?: number }[];
+  rounds: { round: number; mode: string; route: string; rps: number }[];
+}
+
+const TRACES_MODES: Record<string, string> = { off: 'off', 0: 'always_off (nothing sampled)', 100: 'always_on (every request)' };
+
+/** bench:traces (scripts/traces-throughput.ts --save traces): throughput and CPU a request per traces mode, against off in the same rounds. */
+function tracesBlock(dir: string): string {
+  const results = read<TracesResults>(dir, 'traces');
+  const routes = [...new Set(results.medians.map((m) => m.route))];
+  const lines = [`| traces | ${routes.map((route) => `${route}: requests/s, median (CPU a request) | against off, each round → median`).join(' | ')} |`, `| --- |${routes.map(() => ' --- | --- |').join('')}`];
+  for (const mode of [...new Set(results.medians.map((m) => m.mode))]) {
+    const cells = routes.map((route) => {
+      const m = results.medians.find((x) => x.mode === mode && x.route === route)!;
+      const ratios = results.rounds.filter((r) => r.mode === mode && r.route === route).map((r) => r.rps / results.rounds.find((o) => o.mode === 'off' && o.route === route && o.round === r.round)!.rps);
+      return `${int(m.rps)} (${int(m.cpuUs)} µs) | ${m.ratioToOff === undefined ? '' : `${ratios.map((x) => `${x.toFixed(2)}x`).join(', ')} → ${m.ratioToOff.toFixed(2)}x`}`;
+    });
+    lines.push(`| ${TRACES_MODES[mode] ?? `${mode}% sampled`} | ${cells.join(' | ')} |`);
+  }
+  const rounds = new Set(results.rounds.map((r) => r.round)).size;
+  return [...lines, '', `Medians of ${rounds} rounds; [traces.json](performance/traces.json): \`${results.provenance.command}\` (host load average ${loadOf(results)}).`].join('\n');
 }
 
 /** Each rendered block: the doc (under docs/) it is in and what renders it. */
@@ -302,6 +327,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'postgraphile': { doc: 'performance.md', render: postgraphileBlock },
   'reconnect-flood': { doc: 'operations.md', render: floodBlock },
   'expensive-reads': { doc: 'browse.md', render: stormBlock },
+  'traces': { doc: 'operations.md', render: tracesBlock },
 };
 
 const blockStart = (name: string) => `<!-- rendered: ${name} (scripts/render-performance.ts) -->`;

@@ -33,41 +33,41 @@ function finish(request: FastifyRequest, reply: FastifyReply, span: Span): void 
   span.end();
 }
 
-/** Starts each request's span in onRequest, runs its handler inside it, ends it with the response. */
+/**
+ * Starts each request's span in onRequest and runs its handler inside it. A
+ * recorded span ends when the response is sent (with its status) or cut
+ * short by the client; one the sampler left out needs no end, so most
+ * requests pay one hook, a span context and a header, not a listener: Fastify's
+ * onResponse and onRequestAbort hooks would add work to every request.
+ */
 export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
   app.decorateRequest('trace', null);
   app.addHook('onRequest', (request, reply, done) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = request.routeOptions.url;
-    const span = tracer.startSpan(route ? `${request.method} ${route}` : request.method, {
-      kind: SpanKind.SERVER,
-      attributes: {
+    const span = tracer.startSpan(route ? `${request.method} ${route}` : request.method, { kind: SpanKind.SERVER }, parent);
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    request.trace = { span, context: trace.setSpan(parent, span), traceId };
+    reply.header('traceresponse', `00-${traceId}-${spanId}-0${traceFlags & 1}`);
+    if (span.isRecording()) {
+      span.setAttributes({
         'http.request.method': request.method,
         ...(route ? { 'http.route': route } : {}),
         'url.scheme': request.protocol,
         'catalogue.request_id': request.id,
-      },
-    }, parent);
-    const { traceId, spanId, traceFlags } = span.spanContext();
-    request.trace = { span, context: trace.setSpan(parent, span), traceId };
-    reply.header('traceresponse', `00-${traceId}-${spanId}-0${traceFlags & 1}`);
+      });
+      reply.raw.once('finish', () => finish(request, reply, span));
+      reply.raw.once('close', () => {
+        if (reply.raw.writableFinished) return;
+        // A client gone before its answer: the span ends anyway.
+        span.setAttribute('catalogue.aborted', true);
+        span.end();
+      });
+    }
     done();
   });
   app.addHook('preHandler', (request, _reply, done) => {
     if (request.trace) context.with(request.trace.context, done);
     else done();
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    if (request.trace) finish(request, reply, request.trace.span);
-    done();
-  });
-  // A client gone before its answer: the span ends anyway (no response hook runs).
-  app.addHook('onRequestAbort', (request, done) => {
-    if (request.trace) {
-      request.trace.span.setAttribute('catalogue.aborted', true);
-      request.trace.span.end();
-      request.trace = null;
-    }
-    done();
   });
 }

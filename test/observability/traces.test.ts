@@ -15,6 +15,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { LegacyClient } from '../../src/legacy/legacy-client.ts';
+import Fastify from 'fastify';
+import { traceRequests } from '../../src/observability/request-traces.ts';
 import { sseClient, subscribeSse } from '../support/live-clients.ts';
 
 const catalogue = useTestCatalogue();
@@ -148,6 +150,37 @@ describe('traces of a product page and a REST read', () => {
     const statement = one(spans, 'productStylesByIds');
     expect(parentOf(statement)).toBe(one(spans, 'dataloader.batch productStyles').spanContext().spanId);
     expectNoValues(spans);
+  });
+});
+
+describe('a request\'s own span', () => {
+  it('ends with its status once sent, and ends marked aborted when its client leaves first', async () => {
+    const app = Fastify();
+    traceRequests(app, traces.tracer!);
+    let held: (() => void) | undefined;
+    app.get('/quick', async () => ({ ok: true }));
+    app.get('/held', () => new Promise((resolve) => { held = () => resolve({ late: true }); }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      const quick = await fetch(`http://127.0.0.1:${port}/quick`);
+      expect(quick.status).toBe(200);
+      const sent = one(await traceOf(traceIdOf({ traceresponse: quick.headers.get('traceresponse') })), 'GET /quick');
+      expect(sent.attributes).toMatchObject({ 'http.route': '/quick', 'http.response.status_code': 200 });
+
+      const leaving = new AbortController();
+      const heldRequest = http.get({ host: '127.0.0.1', port, path: '/held', signal: leaving.signal });
+      heldRequest.on('error', () => {});
+      await expect.poll(() => held !== undefined).toBe(true);
+      leaving.abort();
+      await expect.poll(() => exporter.getFinishedSpans().some((span) => span.name === 'GET /held'), { timeout: 5_000 }).toBe(true);
+      const aborted = exporter.getFinishedSpans().find((span) => span.name === 'GET /held')!;
+      expect(aborted.attributes['catalogue.aborted']).toBe(true);
+      expect(aborted.attributes['http.response.status_code']).toBeUndefined();
+      held!();
+    } finally {
+      await app.close();
+    }
   });
 });
 
