@@ -21,7 +21,9 @@
 // this one's (say the commit before a change: the same data, the same run).
 // Then the deployment each target rate needs at each hit ratio. Only reads:
 // the database is never written (the API migrates at start, which is a no-op
-// on a migrated one). Files in .data/bench/results/<time>-capacity/.
+// on a migrated one). Files in .data/bench/results/<time>-capacity/; with
+// --save <name>, the results with their provenance also in
+// docs/performance/<name>.json (performance.md's CPU table renders `capacity`).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +35,7 @@ import { queryOnce } from '../src/db/pool/query-once.ts';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 import { ADMIN_HEADERS } from './lib/admin-token.ts';
 import { BenchError } from './lib/bench-error.ts';
+import { endProvenance, isPublishedName, publish, startProvenance } from './lib/provenance.ts';
 import { hitRatio, readCacheCounters } from './lib/cache-counters.ts';
 import { BackendCpu, cpuSeconds } from './lib/cpu.ts';
 import { freePort } from './lib/free-port.ts';
@@ -100,6 +103,7 @@ runCommand(async () => {
       route: { type: 'string', multiple: true },
       cache: { type: 'string', default: CACHE_STATES.join(',') },
       'api-root': { type: 'string', multiple: true },
+      save: { type: 'string' },
     } }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -118,10 +122,12 @@ runCommand(async () => {
   if (states.some((state) => !CACHE_STATES.includes(state))) throw new UsageError(`--cache must be among ${CACHE_STATES.join(', ')}`);
   const roots = [undefined, ...(values['api-root'] ?? []).map((root) => path.resolve(root))];
   for (const root of roots) if (root && !fs.existsSync(path.join(root, 'src/main.ts'))) throw new UsageError(`--api-root ${root} has no src/main.ts`);
+  if (values.save !== undefined && !isPublishedName(values.save)) throw new UsageError(`--save ${values.save}: a name of lower-case letters, digits and dashes`);
   const config = loadConfig();
   const databaseUrl = values['database-url'];
   const [{ max: maxId }] = await queryOnce<{ max: number }>(databaseUrl, 'SELECT max(id) AS max FROM products') as [{ max: number }];
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const provenance = startProvenance('bench:capacity', process.argv.slice(2), { maxId, hot, connections, duration: values.duration, runs });
   const dir = path.join(config.dataDir, 'bench', 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}-capacity`);
   fs.mkdirSync(dir, { recursive: true });
   const commitOf = (root: string | undefined) => execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', cwd: root }).trim();
@@ -200,6 +206,7 @@ runCommand(async () => {
   console.log(`\n${table}\n\n${model}`);
   fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify({ commit, maxId, hot, connections, duration: values.duration, runs, results }, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'capacity.md'), `Measured at ${commit}.\n\n${table}\n\n${model}\n`);
+  if (values.save) console.log(`saved to ${publish(values.save, { provenance: endProvenance(provenance), results })}`);
   console.log(`\nfiles in ${dir}`);
 });
 

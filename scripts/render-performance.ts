@@ -316,6 +316,32 @@ function tracesBlock(dir: string): string {
   return [...lines, '', `Medians of ${rounds} rounds; [traces.json](performance/traces.json): \`${results.provenance.command}\` (host load average ${loadOf(results)}).`].join('\n');
 }
 
+interface CapacityResults {
+  provenance: Results['provenance'];
+  results: { route: string; cache: string; api?: string; median: { apiMs: number; pgMs: number; redisOps: number; redisUs: number } }[];
+}
+
+const CAPACITY_ROUTES = [
+  { route: 'REST styles', what: '`GET /products/:id/styles`' },
+  { route: 'GraphQL page POST', what: 'GraphQL page by POST' },
+  { route: 'GraphQL page APQ GET', what: 'GraphQL page by persisted GET' },
+];
+
+/** bench:capacity (--save capacity): CPU a request of each part, cache off and as misses in the default set-up. */
+function capacityBlock(dir: string): string {
+  const { provenance, results } = read<CapacityResults>(dir, 'capacity');
+  const of = (route: string, cache: string) => results.find((r) => r.route === route && r.cache === cache && r.api === undefined)?.median;
+  const lines = ['| request | API, cache off | API, misses | Postgres, off / misses | Redis commands, CPU a miss | all three, misses over off |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const { route, what } of CAPACITY_ROUTES) {
+    const off = of(route, 'uncached');
+    const misses = of(route, 'misses');
+    if (!off || !misses) throw new Error(`docs/performance/capacity.json has no ${route} uncached and misses: run bench:capacity with both`);
+    const ratio = (misses.apiMs + misses.pgMs + misses.redisUs / 1000) / (off.apiMs + off.pgMs);
+    lines.push(`| ${what} | ${off.apiMs.toFixed(3)} | ${misses.apiMs.toFixed(3)} | ${off.pgMs.toFixed(3)} / ${misses.pgMs.toFixed(3)} | ${misses.redisOps.toFixed(2)}, ${misses.redisUs.toFixed(1)} µs | ${ratio.toFixed(2)}x |`);
+  }
+  return [...lines, '', `Milliseconds of CPU a request, medians of the runs; [capacity.json](performance/capacity.json): \`${provenance.command}\` (host load average ${loadOf({ provenance })}).`].join('\n');
+}
+
 /** Each rendered block: the doc (under docs/) it is in and what renders it. */
 export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => string }> = {
   'shop-mix': { doc: 'performance.md', render: shopMixBlock },
@@ -328,6 +354,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'reconnect-flood': { doc: 'operations.md', render: floodBlock },
   'expensive-reads': { doc: 'browse.md', render: stormBlock },
   'traces': { doc: 'operations.md', render: tracesBlock },
+  'capacity': { doc: 'performance.md', render: capacityBlock },
 };
 
 const blockStart = (name: string) => `<!-- rendered: ${name} (scripts/render-performance.ts) -->`;

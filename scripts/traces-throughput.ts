@@ -15,7 +15,7 @@
 // per round, mode and route, requests/s and the API process's CPU per
 // request (from /proc: the figure the host's other work disturbs least), then
 // per mode the medians and the median of the rounds' ratios to off (each
-// round's modes run back to back, so a noisy host weighs on both alike).
+// round's modes run back to back, each round starting one mode later).
 // `--save <name>` keeps the run in docs/performance/<name>.json; the traces
 // table of docs/operations.md is rendered from `traces`. Needs wrk and curl.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -128,7 +128,9 @@ async function main(): Promise<void> {
       await stop(warming);
     }
     for (let round = 1; round <= rounds; round++) {
-      for (const mode of modes) {
+      // Each round starts one mode later (off, 0, 5, 100; then 0, 5, 100, off; …): a host
+      // that slows down within a round weighs on every mode alike over the rounds.
+      for (const mode of [...modes.slice((round - 1) % modes.length), ...modes.slice(0, (round - 1) % modes.length)]) {
         const api = await startApi(mode);
         try {
           for (const { script } of ROUTES) wrk(script, 6, wrkEnv);
