@@ -18,7 +18,7 @@
 // loop as fast as it is refused is refused here, before node:http parses
 // anything, instead of at a cap further in.
 import type { Server, ServerOptions } from 'node:http';
-import type { Socket } from 'node:net';
+import { BlockList, type Socket } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { Config } from '../config.ts';
 
@@ -160,10 +160,13 @@ export function limitConnections(server: Server, limits: ConnectionLimits, isTru
   server.once('close', () => {
     rate.stop();
     told.stop();
+    dropped.stop();
   });
+  const dropped = new DroppedAddresses(server);
   const turnAway = (socket: Socket, address: string, answer: string) => {
-    if (told.take(address)) refuse(socket, answer);
-    else socket.destroy();
+    if (told.take(address)) return refuse(socket, answer);
+    socket.destroy();
+    dropped.add(address, socket.remoteFamily);
   };
   const admit = (socket: Socket): boolean => {
     if (open >= limits.maxConnections) {
@@ -201,6 +204,47 @@ export function limitConnections(server: Server, limits: ConnectionLimits, isTru
     if (!admit(socket)) return;
     for (const listener of http) listener.call(this, socket);
   });
+}
+
+/**
+ * Addresses node:net closes as it accepts them, until the next second: an
+ * address refused and already told why this second (a client reconnecting
+ * in a loop as fast as it is refused). Through the server's block list
+ * (net.Server's blockList), checked before a Socket is made or any listener
+ * runs: at thousands of attempts a second the Socket and the listeners were
+ * most of what a refusal still cost. A BlockList cannot forget an address,
+ * so each second a fresh one replaces it; the next attempt after that is told
+ * why again (a 429), and dropped again. Dropped attempts are counted by no
+ * one: http_connections_refused_total counts the ones seen.
+ */
+class DroppedAddresses {
+  private list = new BlockList();
+  private listed = 0;
+  private readonly server: Server & { blockList?: BlockList };
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(server: Server) {
+    this.server = server;
+    this.server.blockList = this.list;
+    this.timer = setInterval(() => this.forget(), 1_000).unref();
+  }
+
+  add(address: string, family: string | undefined): void {
+    if (!address) return;
+    this.list.addAddress(address, family === 'IPv6' ? 'ipv6' : 'ipv4');
+    this.listed++;
+  }
+
+  private forget(): void {
+    if (this.listed === 0) return;
+    this.list = new BlockList();
+    this.listed = 0;
+    this.server.blockList = this.list;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
 }
 
 /**
