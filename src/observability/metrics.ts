@@ -184,7 +184,7 @@ export class CatalogueMetrics {
     const connections = sources.connectionsRefused;
     if (connections) {
       const refused = new Counter({
-        name: 'http_connections_refused_total', help: 'Connections refused as they opened, by why: process (HTTP_MAX_CONNECTIONS), address (HTTP_MAX_CONNECTIONS_PER_ADDRESS), rate (HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND)', labelNames: ['reason'], registers,
+        name: 'http_connections_refused_total', help: 'Connections refused as they opened, by why: process (HTTP_MAX_CONNECTIONS), address (HTTP_MAX_CONNECTIONS_PER_ADDRESS), rate (HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND); an address refused and told is then dropped uncounted until the next second', labelNames: ['reason'], registers,
         collect: () => { for (const [reason, count] of Object.entries(connections)) refused.series(reason).value = count; },
       });
     }
