@@ -35,7 +35,8 @@ import { queryOnce } from '../src/db/pool/query-once.ts';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 import { ADMIN_HEADERS } from './lib/admin-token.ts';
 import { BenchError } from './lib/bench-error.ts';
-import { endProvenance, isPublishedName, publish, startProvenance } from './lib/provenance.ts';
+import { median } from './lib/median.ts';
+import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
 import { hitRatio, readCacheCounters } from './lib/cache-counters.ts';
 import { BackendCpu, cpuSeconds } from './lib/cpu.ts';
 import { freePort } from './lib/free-port.ts';
@@ -88,8 +89,6 @@ export const ROUTES: Route[] = [
 export const CACHE_STATES = ['uncached', 'misses', 'cached'] as const;
 type CacheState = (typeof CACHE_STATES)[number];
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 runCommand(async () => {
   let values;
   try {
@@ -122,7 +121,7 @@ runCommand(async () => {
   if (states.some((state) => !CACHE_STATES.includes(state))) throw new UsageError(`--cache must be among ${CACHE_STATES.join(', ')}`);
   const roots = [undefined, ...(values['api-root'] ?? []).map((root) => path.resolve(root))];
   for (const root of roots) if (root && !fs.existsSync(path.join(root, 'src/main.ts'))) throw new UsageError(`--api-root ${root} has no src/main.ts`);
-  if (values.save !== undefined && !isPublishedName(values.save)) throw new UsageError(`--save ${values.save}: a name of lower-case letters, digits and dashes`);
+  const save = savedName(values.save);
   const config = loadConfig();
   const databaseUrl = values['database-url'];
   const [{ max: maxId }] = await queryOnce<{ max: number }>(databaseUrl, 'SELECT max(id) AS max FROM products') as [{ max: number }];
@@ -206,7 +205,7 @@ runCommand(async () => {
   console.log(`\n${table}\n\n${model}`);
   fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify({ commit, maxId, hot, connections, duration: values.duration, runs, results }, null, 2)}\n`);
   fs.writeFileSync(path.join(dir, 'capacity.md'), `Measured at ${commit}.\n\n${table}\n\n${model}\n`);
-  if (values.save) console.log(`saved to ${publish(values.save, { provenance: endProvenance(provenance), results })}`);
+  if (save) console.log(`saved to ${publish(save, { provenance: endProvenance(provenance), results })}`);
   console.log(`\nfiles in ${dir}`);
 });
 

@@ -24,7 +24,7 @@ import type { LoadSummary } from '../src/etl/load/load.ts';
 import { TABLES } from '../src/etl/load/tables.ts';
 import { BUILD_SETTINGS, type Build, type Definitions, READ_MODEL_TABLES, liveDefinitions } from '../src/etl/load/definitions.ts';
 import { LOADER_SCRIPT, loaderArguments, loaderEnvironment } from './lib/etl-loader.ts';
-import { endProvenance, isPublishedName, publish, startProvenance } from './lib/provenance.ts';
+import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
 
 const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--dir <generated files to reuse>] [--regenerate] [--with-migrated] [--save <name>]';
 
@@ -159,7 +159,7 @@ runCommand(async () => {
   const seed = Number(values.seed);
   if (!Number.isFinite(scale) || scale <= 0 || scale > 10) throw new UsageError(`--scale must be a number above 0 and at most 10\n${USAGE}`);
   if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
-  if (values.save !== undefined && !isPublishedName(values.save)) throw new UsageError('--save must be a file name of lower-case letters, digits and dashes');
+  const save = savedName(values.save);
   const provenance = startProvenance('bench:etl', process.argv.slice(2), { scale, seed, generated: 'npm run data:generate, default text' });
   const config = loadConfig();
   const dir = values.dir ? path.resolve(values.dir) : path.join(config.dataDir, 'bench', `scale-${scale}`);
@@ -255,5 +255,5 @@ runCommand(async () => {
   for (const [label, value, target] of rows) console.log(`${label!.padEnd(width)}  ${value!.padStart(10)}  ${target}`);
   const document = { provenance: { ...endProvenance(provenance), data: { ...provenance.data, rows: results.rows } }, results, summary };
   fs.writeFileSync(path.join(config.dataDir, 'bench', `etl-scale-${scale}.json`), `${JSON.stringify(document, null, 2)}\n`);
-  if (values.save) console.log(`results published as ${path.relative(process.cwd(), publish(values.save, document))}`);
+  if (save) console.log(`results published as ${path.relative(process.cwd(), publish(save, document))}`);
 });

@@ -39,7 +39,7 @@ import { cpuSeconds } from './lib/cpu.ts';
 import { freePort } from './lib/free-port.ts';
 import { freshGet } from './lib/fresh-get.ts';
 import { ensureK6, SCENARIO_DIR } from './lib/k6.ts';
-import { endProvenance, isPublishedName, publish, startProvenance } from './lib/provenance.ts';
+import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
 import { startApi } from './lib/server-process.ts';
 import { loadConfig } from '../src/config.ts';
 
@@ -343,7 +343,7 @@ async function main(): Promise<void> {
     generator: { type: 'string', default: 'node' }, 'client-processes': { type: 'string', default: '4' }, profile: { type: 'string' },
     save: { type: 'string' },
   } });
-  if (values.save !== undefined && !isPublishedName(values.save)) throw new UsageError('--save must be a file name of lower-case letters, digits and dashes');
+  const save = savedName(values.save);
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new UsageError('bench:live needs DATABASE_URL: a loaded catalogue (at least --products products); it renames products');
   if (values.generator !== 'node' && values.generator !== 'k6') throw new UsageError(`--generator must be node or k6 (got ${values.generator})`);
@@ -457,7 +457,7 @@ async function main(): Promise<void> {
   const file = path.join(dir, `${provenance.startedAt.replace(/[:.]/g, '-')}.json`);
   fs.writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
   console.log(`results in ${path.relative(process.cwd(), file)}`);
-  if (values.save) console.log(`results published as ${path.relative(process.cwd(), publish(values.save, document))}`);
+  if (save) console.log(`results published as ${path.relative(process.cwd(), publish(save, document))}`);
   if (profile) console.log(`CPU profiles and event-loop delay in ${profile}`);
 }
 

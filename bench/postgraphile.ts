@@ -40,9 +40,10 @@ import { cpuSeconds } from './lib/cpu.ts';
 import { operationText } from './lib/graphql-scenarios.ts';
 import { durationOption, wholeOption } from './lib/plan.ts';
 import {
-  type CpuProfile, POSTGRAPHILE_PAGE_QUERY, firstDifference, median, ourPage, postgraphilePage, ratioOf, topSelfTime,
+  type CpuProfile, POSTGRAPHILE_PAGE_QUERY, firstDifference, ourPage, postgraphilePage, ratioOf, topSelfTime,
 } from './lib/postgraphile-page.ts';
-import { endProvenance, isPublishedName, publish, startProvenance } from './lib/provenance.ts';
+import { median } from './lib/median.ts';
+import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
 import { registerPersistedQuery } from './lib/sample-requests.ts';
 import { type ServerProcess, type SpawnedServer, spawnServer, startApi } from './lib/server-process.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -104,8 +105,7 @@ runCommand(async () => {
   const connections = wholeOption('connections', values.connections, 1, 1000);
   const hot = wholeOption('hot', values.hot, 1, 100_000_000);
   const checks = wholeOption('check', values.check, 1, 1000);
-  const save = values.save;
-  if (save !== undefined && !isPublishedName(save)) throw new UsageError(`--save must be a file name of lower-case letters, digits and dashes (got ${JSON.stringify(save)})`);
+  const save = savedName(values.save);
   const databaseUrl = values['database-url'];
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError('--database-url must be a postgres:// URL');
   const apiRoot = values['api-root'] === undefined ? undefined : path.resolve(values['api-root']);

@@ -26,7 +26,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { endProvenance, isPublishedName, publishEntry, startProvenance } from '../bench/lib/provenance.ts';
+import { median } from '../bench/lib/median.ts';
+import { endProvenance, publishEntry, savedName, startProvenance } from '../bench/lib/provenance.ts';
 import { queryOnce } from '../src/db/pool/query-once.ts';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 
@@ -44,8 +45,7 @@ const clients = Number(option('clients', '10'));
 const maxId = Number(option('max-id', '50000'));
 const rounds = Math.min(5, Number(option('rounds', '1')));
 const setting = option('setting', 'the defaults');
-const save = option('save', '');
-if (save && !isPublishedName(save)) throw new Error(`--save ${save}: a name of lower-case letters, digits and dashes`);
+const save = savedName(option('save', ''));
 
 const OPERATIONS = operationsByName(fs.readFileSync(path.resolve(import.meta.dirname, '../k6/operations.graphql'), 'utf8'));
 const body = (operationName: string, variables: Record<string, unknown>) =>
@@ -114,7 +114,6 @@ function phase(answers: Answer[]): Phase {
   return { requests: answers.length, ok: answers.filter((a) => a.status === 200).length, refused: answers.filter((a) => a.status === 429).length, p50: percentile(ms, 50), p99: percentile(ms, 99) };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** One round: the product page alone, then beside the storm. */
 async function stormRound(words: string[]): Promise<StormRound> {

@@ -32,7 +32,8 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { endProvenance, isPublishedName, publishEntry, startProvenance } from '../bench/lib/provenance.ts';
+import { median } from '../bench/lib/median.ts';
+import { endProvenance, publishEntry, savedName, startProvenance } from '../bench/lib/provenance.ts';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 
 const args = isMainThread ? process.argv.slice(2) : (workerData as { args: string[] }).args;
@@ -51,8 +52,7 @@ const rate = Number(option('rate', '0'));
 const maxId = Number(option('max-id', '50000'));
 /** Seconds the flood runs before the client's time is taken: what the caps let it hold is opened first (a bounded, one-off cost), then only refusals churn. */
 const settle = Math.min(10, Number(option('settle', '3')));
-const save = option('save', '');
-if (save && !isPublishedName(save)) throw new Error(`--save ${save}: a name of lower-case letters, digits and dashes`);
+const save = savedName(option('save', ''));
 const NORMAL = '127.0.0.2';
 const FLOODER = '127.0.0.1';
 
@@ -153,7 +153,6 @@ async function normalClient(ms: number): Promise<{ times: number[]; failed: numb
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** One round as the results file keeps it: the normal client alone and beside the flood, and what the flood got. */
 interface FloodRound {

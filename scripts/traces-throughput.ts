@@ -23,31 +23,37 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { endProvenance, isPublishedName, publish, startProvenance } from '../bench/lib/provenance.ts';
+import { parseArgs } from 'node:util';
+import { median } from '../bench/lib/median.ts';
+import { endProvenance, publish, savedName, startProvenance } from '../bench/lib/provenance.ts';
+import { UsageError } from '../src/commands/run.ts';
 import { queryOnce } from '../src/db/pool/query-once.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
 const args = process.argv.slice(2);
-const option = (name: string, fallback?: string): string => {
-  const at = args.indexOf(`--${name}`);
-  const value = at >= 0 ? args[at + 1] : fallback;
-  if (value === undefined) throw new Error(`--${name} is required`);
-  return value;
-};
-const databaseUrl = option('database-url');
-const modes = option('modes', 'off,0,5,100').split(',');
-const rounds = Math.min(9, Number(option('rounds', '3')));
-const seconds = Math.min(60, Number(option('seconds', '15')));
-const port = Number(option('port', '4100'));
-const warm = Math.min(120, Number(option('warm', '30')));
-const save = option('save', '');
-if (save && !isPublishedName(save)) throw new Error(`--save ${save}: a name of lower-case letters, digits and dashes`);
-for (const mode of modes) if (mode !== 'off' && !/^\d+(\.\d+)?$/.test(mode)) throw new Error(`--modes: off or a percentage (got ${mode})`);
+const { values } = parseArgs({ args, options: {
+  'database-url': { type: 'string' },
+  modes: { type: 'string', default: 'off,0,5,100' },
+  rounds: { type: 'string', default: '3' },
+  seconds: { type: 'string', default: '15' },
+  warm: { type: 'string', default: '30' },
+  port: { type: 'string', default: '4100' },
+  save: { type: 'string' },
+} });
+if (!values['database-url']) throw new UsageError('--database-url is required');
+const databaseUrl = values['database-url'];
+const modes = values.modes.split(',');
+const rounds = Math.min(9, Number(values.rounds));
+const seconds = Math.min(60, Number(values.seconds));
+const warm = Math.min(120, Number(values.warm));
+const port = Number(values.port);
+const save = savedName(values.save);
+for (const mode of modes) if (mode !== 'off' && !/^\d+(\.\d+)?$/.test(mode)) throw new UsageError(`--modes: off or a percentage (got ${mode})`);
 
 const RECEIVER = path.join(os.homedir(), '.cache/catalogue-api/bin/otlp-receiver');
 const RECEIVER_PORT = 4395;
 const QUERY = 'query ProductPageWithRelatedIds($id: ID!) { product(id: $id) { id name slogan description category defaultPrice features { feature value } styles { id name originalPrice salePrice isDefault photos { thumbnailUrl url } skus { id size quantity } } relatedIds } }';
-export const ROUTES = [
+const ROUTES = [
   { route: 'product page', script: 'graphql-post.lua' },
   { route: 'REST styles', script: 'rest-styles.lua' },
 ] as const;
@@ -91,16 +97,10 @@ async function stop(api: ChildProcess): Promise<void> {
   await new Promise((resolve) => api.once('exit', resolve));
 }
 
-export interface Measured { round: number; mode: string; route: string; rps: number; cpuUs: number; load: number }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
+interface Measured { round: number; mode: string; route: string; rps: number; cpuUs: number; load: number }
 
 /** Per mode and route: median requests/s and CPU a request, and the median of the rounds' ratios to off. */
-export function summarise(measured: Measured[]): { mode: string; route: string; rps: number; cpuUs: number; ratioToOff?: number }[] {
+function summarise(measured: Measured[]): { mode: string; route: string; rps: number; cpuUs: number; ratioToOff?: number }[] {
   const of = (mode: string, route: string) => measured.filter((m) => m.mode === mode && m.route === route);
   return [...new Set(measured.map((m) => m.mode))].flatMap((mode) => ROUTES.map(({ route }) => {
     const rows = of(mode, route);

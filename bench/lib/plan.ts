@@ -9,7 +9,7 @@ import { type BaselineSource, CACHE_MODES, type CacheMode } from './server-proce
 import { GRAPHQL_SCENARIOS } from './graphql-scenarios.ts';
 import { BROWSE_SCENARIOS } from './browse-requests.ts';
 import { SHOP_MIX_SCENARIO } from './shop-mix.ts';
-import { isPublishedName } from './provenance.ts';
+import { savedName } from './provenance.ts';
 
 /**
  * The browse scenarios' requests: each its own file, one script
@@ -150,8 +150,7 @@ export function parsePlan(args: string[]): BenchPlan {
   const apiRoots = (values['api-root'] ?? []).map((root) => path.resolve(root));
   for (const root of apiRoots) if (!fs.existsSync(path.join(root, 'src/main.ts'))) throw new UsageError(`--api-root ${root} has no src/main.ts`);
   const runs = wholeOption('runs', values.runs, 1, 9);
-  if (values.save !== undefined && !isPublishedName(values.save)) throw new UsageError(`--save must be a file name of lower-case letters, digits and dashes (got ${JSON.stringify(values.save)})`);
-  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds, databaseUrl, apiRoots, runs, save: values.save };
+  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds, databaseUrl, apiRoots, runs, save: savedName(values.save) };
 }
 
 /**

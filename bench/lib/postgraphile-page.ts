@@ -4,6 +4,7 @@
 // both answers brought to one shape so that npm run bench:postgraphile can
 // check they carry the same values before it measures them. Also the
 // figures of that bench: medians, ratios, and a CPU profile's top functions.
+import { median } from './median.ts';
 
 /**
  * The page from PostGraphile: the product with its features, its styles with
@@ -108,12 +109,6 @@ export function firstDifference(a: unknown, b: unknown, at = ''): string | undef
     if (found) return found;
   }
   return undefined;
-}
-
-/** The middle value (the upper one of an even count). */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
 /**

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { UsageError } from '../../src/commands/run.ts';
 
 export interface Provenance {
   /** The commit measured, and whether the working tree differed from it (outside docs/performance/). */
@@ -75,9 +76,11 @@ export function publishEntry<T extends object>(name: string, entry: T, sameSetti
   return publish(name, { entries: [...kept.filter((other) => !sameSetting(other)), entry] });
 }
 
-/** `--save`'s value: a file name of lower-case letters, digits and dashes. */
-export function isPublishedName(name: string): boolean {
-  return /^[a-z0-9][a-z0-9-]*$/.test(name);
+/** `--save`'s value, checked: a file name of lower-case letters, digits and dashes (undefined: not saved). */
+export function savedName(name: string | undefined): string | undefined {
+  if (name === undefined || name === '') return undefined;
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new UsageError(`--save must be a file name of lower-case letters, digits and dashes (got ${JSON.stringify(name)})`);
+  return name;
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

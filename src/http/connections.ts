@@ -157,12 +157,12 @@ export function limitConnections(server: Server, limits: ConnectionLimits, isTru
   const rated = tooMany(`at most ${limits.newConnectionsPerAddressPerSecond} new connections a second per client address (HTTP_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND): keep connections alive, or retry in 1 s`, 1);
   const rate = new AddressRate(limits.newConnectionsPerAddressPerSecond, limits.maxConnectionsPerAddress);
   const told = new AddressRate(1, 1);
+  const dropped = new DroppedAddresses(server);
   server.once('close', () => {
     rate.stop();
     told.stop();
     dropped.stop();
   });
-  const dropped = new DroppedAddresses(server);
   const turnAway = (socket: Socket, address: string, answer: string) => {
     if (told.take(address)) return refuse(socket, answer);
     socket.destroy();

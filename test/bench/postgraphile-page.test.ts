@@ -3,7 +3,8 @@
 // of interleaved runs, and a CPU profile's top functions. PostGraphile itself
 // is never needed here (it lives in a scratch folder, outside the project).
 import { describe, expect, it } from 'vitest';
-import { type CpuProfile, firstDifference, median, ourPage, postgraphilePage, ratioOf, shortFile, topSelfTime } from '../../bench/lib/postgraphile-page.ts';
+import { median } from '../../bench/lib/median.ts';
+import { type CpuProfile, firstDifference, ourPage, postgraphilePage, ratioOf, shortFile, topSelfTime } from '../../bench/lib/postgraphile-page.ts';
 
 const ours = {
   id: '7', name: 'Shoe', slogan: 's', description: 'd', category: 'Shoes', defaultPrice: 140,
