@@ -24,8 +24,9 @@ export interface QuerySql {
   /** Every kept word as typed, ANDed, and each alone (null: a word is not the catalogue's). */
   typed: (() => string) | null;
   typedTerms: (() => string[]) | null;
-  /** The words as name_key holds a name's. */
+  /** The words as name_key holds a name's: as typed, or with their corrections. */
   nameKey: () => string;
+  correctedNameKey: () => string;
 }
 
 const once = <T>(make: () => T) => {
@@ -50,5 +51,6 @@ export function querySql(resolved: Resolved, params: Parameters): QuerySql {
     typed: typed && once(() => params.add(typed.map((t) => `( ${t} )`).join(' & '), 'tsquery')),
     typedTerms: typed && once(() => typed.map((t) => params.add(t, 'tsquery'))),
     nameKey: once(() => params.add(resolved.nameKey!, 'text')),
+    correctedNameKey: once(() => params.add(resolved.correctedNameKey!, 'text')),
   };
 }

@@ -123,6 +123,16 @@ describe('the ranking rules', () => {
     expect(reversed.edges.find((edge) => Number(edge.node.id) === ids.whole)!.rank).toBeLessThan(1);
   });
 
+  it('put the whole name as corrected first among results that need a correction (exactness within typo)', async () => {
+    // "qourvel" is no word of the catalogue: corrected to 'quorvel' (two letters swapped), every result needs the correction.
+    const { edges, searched } = await searchAll('qourvel plinth');
+    expect(searched).toContain(`'quorvel'`);
+    expect(keysOf(edges).slice(0, 2)).toEqual(['whole', 'wholeWithStopWord']);
+    const rank = (key: Key) => edges.find((edge) => Number(edge.node.id) === ids[key])!.rank;
+    expect(rank('whole')).toBeGreaterThan(rank('adjacent'));
+    expect(rank('wholeWithStopWord')).toBe(rank('whole'));
+  });
+
   it('leave out the levels of adjacent words when no name holds them adjacent (a pair the dictionary lacks), with the same answer', async () => {
     const cases = [
       ['plinth quorvel', true, true], // "Plinth by Quorvel": the stop word does not count

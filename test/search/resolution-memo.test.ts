@@ -6,7 +6,7 @@ import { ResolutionMemo } from '../../src/search/dictionary/resolution-memo.ts';
 import type { Resolved } from '../../src/search/dictionary/resolved.ts';
 
 const resolution = (query: string): Resolved => ({
-  query, searched: { terms: [query], pairs: [], adjacent: true, together: true }, uncorrected: null, typed: [query], nameKey: query, corrected: false, beyondTyped: false, implying: null,
+  query, searched: { terms: [query], pairs: [], adjacent: true, together: true }, uncorrected: null, typed: [query], nameKey: query, correctedNameKey: null, corrected: false, beyondTyped: false, implying: null,
 });
 
 function remember(memo: ResolutionMemo, words: string[], resolved: Resolved | null, bytes = 100) {

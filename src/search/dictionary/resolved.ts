@@ -49,6 +49,13 @@ export interface Resolved {
   typed: readonly string[] | null;
   /** The words as name_key holds a name's (the exactness rule's whole name), when every one is typed; else null. */
   nameKey: string | null;
+  /**
+   * The same with each corrected word as its correction (the whole name
+   * among the results that need a correction: "shrots" meant a product
+   * named "Shorts"), when a word was corrected and every other is typed;
+   * else null.
+   */
+  correctedNameKey: string | null;
   /** A word is searched with its correction (the typo rule's second class can hold rows). */
   corrected: boolean;
   /** A word is searched as more than its stem: completed or corrected (the exactness rule's last class can hold rows). */
@@ -86,6 +93,17 @@ function implyingLexemes(kept: readonly ResolvedWord[]): Resolved['implying'] {
   return null;
 }
 
+/** A word's correction: what it is searched as beyond what it stands for uncorrected (its lexemes but its plain ones). */
+const correctionOf = (w: ResolvedWord) => (w.lexemes !== null && w.plain !== null && w.lexemes.length === w.plain.length + 1
+  ? w.lexemes.find((lexeme) => !w.plain!.includes(lexeme)) : undefined);
+
+/** Resolved.correctedNameKey of the words. */
+function correctedNameKey(words: readonly ResolvedWord[]): string | null {
+  const corrected = words.map(correctionOf);
+  if (corrected.every((c) => c === undefined) || words.some((w, i) => !w.typed && corrected[i] === undefined)) return null;
+  return words.map((w, i) => corrected[i] ?? w.stem).join(' ');
+}
+
 /** What resolveStatement's row stands for (null: only stop words). */
 export function resolvedOf(row: { searched: string | null; words: ResolvedWord[] | null; together: boolean; togetherPlain: boolean } | undefined): Resolved | null {
   if (!row?.searched || !row.words) return null;
@@ -108,6 +126,7 @@ export function resolvedOf(row: { searched: string | null; words: ResolvedWord[]
       : null,
     typed: kept.every((w) => w.typed) ? kept.map((w) => lexemeTerm(w.stem)) : null,
     nameKey: words.every((w) => w.typed) ? words.map((w) => w.stem).join(' ') : null,
+    correctedNameKey: correctedNameKey(words),
     corrected: kept.some((w) => w.lexemes !== null && w.lexemes.length !== w.plain!.length),
     beyondTyped: kept.some((w) => !w.typed || w.lexemes === null || w.lexemes.length !== 1),
     implying: implyingLexemes(kept),

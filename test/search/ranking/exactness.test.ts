@@ -12,6 +12,16 @@ describe('the exactness rule', () => {
     expect(exactness.admits(0, scopeOf(resolved(), classes()))).toBe(false);
   });
 
+  it('has the whole name as corrected among the results that need a correction', () => {
+    const params = new Parameters();
+    const scope = scopeOf(resolved(), classes({ typo: 1 }), params);
+    expect(exactness.admits(0, scope)).toBe(true);
+    expect(exactness.select(0, scope)).toEqual({ wholeName: 'b.name_key = $1::text' });
+    expect(params.values).toEqual(['forest dress']);
+    expect(exactness.select(2, { ...scope, classes: classes({ typo: 1, exactness: 2 }) })).toEqual({ where: ['b.name_key <> $1::text'] });
+    expect(exactness.admits(0, scopeOf(resolved({ correctedNameKey: null }), classes({ typo: 1 })))).toBe(false);
+  });
+
   it('has the words as typed without a correction, and a completed or corrected class only when a word is', () => {
     expect(exactness.admits(1, scopeOf(oneWord(), classes({ exactness: 1, attribute: 2 })))).toBe(true);
     expect(exactness.admits(1, scopeOf(oneWord(), classes({ exactness: 1, typo: 1 })))).toBe(false);

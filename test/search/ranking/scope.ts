@@ -13,6 +13,7 @@ export function resolved(changes: Partial<Resolved> = {}): Resolved {
     uncorrected: { terms: ["'forest'", "'dresser'"], pairs: ["'forest dresser'"], adjacent: false, together: true },
     typed: null,
     nameKey: null,
+    correctedNameKey: 'forest dress',
     corrected: true,
     beyondTyped: true,
     implying: null,
@@ -23,7 +24,7 @@ export function resolved(changes: Partial<Resolved> = {}): Resolved {
 /** One word, typed as the catalogue has it: "forest". */
 export const oneWord = (): Resolved => resolved({
   query: "'forest'", searched: { terms: ["'forest'"], pairs: [], adjacent: true, together: true },
-  uncorrected: { terms: ["'forest'"], pairs: [], adjacent: true, together: true }, typed: ["'forest'"], nameKey: 'forest', corrected: false, beyondTyped: false,
+  uncorrected: { terms: ["'forest'"], pairs: [], adjacent: true, together: true }, typed: ["'forest'"], nameKey: 'forest', correctedNameKey: null, corrected: false, beyondTyped: false,
 });
 
 /** The scope the bucket sort gives every rule before the rules narrow it. */
