@@ -1,10 +1,12 @@
-// npm run bench:etl -- --scale <f> [--seed <n>] [--dir <files>] [--regenerate] [--with-migrated]
+// npm run bench:etl -- --scale <f> [--seed <n>] [--text realistic|unrelated|repetitive] [--dir <files>] [--runs <n>] [--regenerate] [--with-migrated] [--save <name>]
 //
 // Generates (or reuses) legacy files at the given scale, loads them with the
 // real loader (a child process, exactly as an operator runs it), then times a
 // bare Postgres COPY of the same clean rows into unindexed tables followed by
 // the builds of the keys and indexes the migrations define (the floor the
-// loader is held to), and prints both with their ratio. Runs on a separate
+// loader is held to), and prints both with their ratio. With --runs n the
+// load runs n times and the run of the median time stands for them (each
+// run's time, CPU and memory kept beside it); the floor is timed once. Runs on a separate
 // `<database>_bench` database so it never touches the catalogue you are working with.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,13 +22,14 @@ import { ensureBenchDatabase } from './lib/bench-database.ts';
 import { openDatabase } from '../src/db/server/open-database.ts';
 import { readMigrations } from '../src/db/server/migrate.ts';
 import { generateCatalogue, isCurrent, readManifest } from '../src/etl/generate/generate.ts';
+import { TEXT_STYLES, type TextStyle } from '../src/etl/generate/values.ts';
 import type { LoadSummary } from '../src/etl/load/load.ts';
 import { TABLES } from '../src/etl/load/tables.ts';
 import { BUILD_SETTINGS, type Build, type Definitions, READ_MODEL_TABLES, liveDefinitions } from '../src/etl/load/definitions.ts';
 import { LOADER_SCRIPT, loaderArguments, loaderEnvironment } from './lib/etl-loader.ts';
 import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
 
-const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--dir <generated files to reuse>] [--regenerate] [--with-migrated] [--save <name>]';
+const USAGE = 'usage: npm run bench:etl -- --scale <f> [--seed <n>] [--text realistic|unrelated|repetitive] [--dir <generated files to reuse>] [--runs <n>] [--regenerate] [--with-migrated] [--save <name>]';
 
 function runLoader(databaseUrl: string, dir: string, summaryFile: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -145,12 +148,32 @@ async function exportClean(databaseUrl: string, cleanDir: string): Promise<void>
   }
 }
 
+interface TimedLoad { seconds: number; loadAverage: string; summary: LoadSummary }
+
+/** One full load into `bench`, timed, with the host's 1-minute load average while it ran (a shared host moves every figure). */
+async function timedLoad(bench: string, dir: string, summaryFile: string): Promise<TimedLoad> {
+  const started = performance.now();
+  const loads: number[] = [os.loadavg()[0]!];
+  const sampler = setInterval(() => loads.push(os.loadavg()[0]!), 5_000);
+  try {
+    await runLoader(bench, dir, summaryFile);
+  } finally {
+    clearInterval(sampler);
+  }
+  return {
+    seconds: (performance.now() - started) / 1000,
+    loadAverage: `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}, mean ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1)}`,
+    summary: JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as LoadSummary,
+  };
+}
+
 runCommand(async () => {
   let values;
   try {
     ({ values } = parseArgs({ options: {
       scale: { type: 'string', default: '0.01' }, seed: { type: 'string', default: '1' }, dir: { type: 'string' },
       regenerate: { type: 'boolean', default: false }, 'with-migrated': { type: 'boolean', default: false }, save: { type: 'string' },
+      text: { type: 'string', default: 'realistic' }, runs: { type: 'string', default: '1' },
     } }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${USAGE}`);
@@ -160,42 +183,47 @@ runCommand(async () => {
   if (!Number.isFinite(scale) || scale <= 0 || scale > 10) throw new UsageError(`--scale must be a number above 0 and at most 10\n${USAGE}`);
   if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a non-negative integer');
   const save = savedName(values.save);
-  const provenance = startProvenance('bench:etl', process.argv.slice(2), { scale, seed, generated: 'npm run data:generate, default text' });
+  if (!(TEXT_STYLES as readonly string[]).includes(values.text)) throw new UsageError(`--text must be one of ${TEXT_STYLES.join(', ')} (got ${values.text})`);
+  const text = values.text as TextStyle;
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 5) throw new UsageError('--runs must be an integer from 1 to 5');
+  const provenance = startProvenance('bench:etl', process.argv.slice(2), { scale, seed, generated: `npm run data:generate, --text ${text}` });
   const config = loadConfig();
   const dir = values.dir ? path.resolve(values.dir) : path.join(config.dataDir, 'bench', `scale-${scale}`);
   const results: Record<string, number | string | null> = { scale, seed, dir };
 
   const manifest = readManifest(dir);
-  if (values.dir && !isCurrent(manifest, { scale, seed })) throw new UsageError(`${dir} holds no files of this generator for scale ${scale} and seed ${seed}`);
-  if (!values.regenerate && isCurrent(manifest, { scale, seed })) {
+  if (values.dir && !isCurrent(manifest, { scale, seed, text })) throw new UsageError(`${dir} holds no files of this generator for scale ${scale}, seed ${seed} and --text ${text}`);
+  if (!values.regenerate && isCurrent(manifest, { scale, seed, text })) {
     console.log(`reusing the files in ${dir} (use --regenerate to time generation)`);
     results.generateSeconds = null;
   } else {
     console.log(`generating scale ${scale} into ${dir}`);
     const started = performance.now();
-    await generateCatalogue({ scale, seed, out: dir });
+    await generateCatalogue({ scale, seed, text, out: dir });
     results.generateSeconds = (performance.now() - started) / 1000;
   }
 
   const database = await openDatabase(config, console.log);
   let summary: LoadSummary;
+  let runFigures: { loadSeconds: number; cpuSeconds: number; peakMemoryMb: number; loadAverage: string }[] | undefined;
   try {
     const { url: bench, name } = await ensureBenchDatabase(database.url);
     console.log(`\nloading into database ${name}`);
     fs.mkdirSync(path.join(config.dataDir, 'bench'), { recursive: true });
     const summaryFile = path.join(config.dataDir, 'bench', `load-summary-scale-${scale}.json`);
-    const loadStarted = performance.now();
-    // The host's 1-minute load average while the load runs (a shared host moves every figure).
-    const loads: number[] = [os.loadavg()[0]!];
-    const sampler = setInterval(() => loads.push(os.loadavg()[0]!), 5_000);
-    try {
-      await runLoader(bench, dir, summaryFile);
-    } finally {
-      clearInterval(sampler);
+    const loads: TimedLoad[] = [];
+    for (let run = 1; run <= runs; run++) {
+      if (runs > 1) console.log(`\nload ${run} of ${runs}`);
+      loads.push(await timedLoad(bench, dir, summaryFile));
     }
-    results.loadSeconds = (performance.now() - loadStarted) / 1000;
-    results.loadAverage = `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}, mean ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1)}`;
-    summary = JSON.parse(fs.readFileSync(summaryFile, 'utf8')) as LoadSummary;
+    // The run of the median wall time stands for them all; each run's figures are kept beside it.
+    const middle = [...loads].sort((a, b) => a.seconds - b.seconds)[Math.floor(loads.length / 2)]!;
+    results.runs = loads.length;
+    results.loadSeconds = middle.seconds;
+    results.loadAverage = middle.loadAverage;
+    summary = middle.summary;
+    if (loads.length > 1) runFigures = loads.map((l) => ({ loadSeconds: l.seconds, cpuSeconds: l.summary.cpu.total.loader + (l.summary.cpu.total.database ?? 0), peakMemoryMb: l.summary.peakMemoryMb, loadAverage: l.loadAverage }));
     results.loaderPeakMemoryMb = summary.peakMemoryMb;
     results.loaderCpuSeconds = summary.cpu.total.loader;
     results.databaseCpuSeconds = summary.cpu.total.database ?? null;
@@ -253,7 +281,8 @@ runCommand(async () => {
   const width = Math.max(...rows.map((r) => r[0]!.length));
   console.log(`\nETL benchmark, scale ${scale}, seed ${seed}`);
   for (const [label, value, target] of rows) console.log(`${label!.padEnd(width)}  ${value!.padStart(10)}  ${target}`);
-  const document = { provenance: { ...endProvenance(provenance), data: { ...provenance.data, rows: results.rows } }, results, summary };
+  if (runFigures) console.log(`each load: ${runFigures.map((r) => `${r.loadSeconds.toFixed(1)} s, ${r.cpuSeconds.toFixed(1)} CPU-s, ${r.peakMemoryMb} MB`).join('; ')}`);
+  const document = { provenance: { ...endProvenance(provenance), data: { ...provenance.data, rows: results.rows } }, results, summary, ...(runFigures ? { runs: runFigures } : {}) };
   fs.writeFileSync(path.join(config.dataDir, 'bench', `etl-scale-${scale}.json`), `${JSON.stringify(document, null, 2)}\n`);
   if (save) console.log(`results published as ${path.relative(process.cwd(), publish(save, document))}`);
 });

@@ -1,5 +1,5 @@
-// npm run bench:pooler -- [--scenarios rest-styles,graphql-product-styles] [--connections 16]
-//                         [--duration 10s] [--warmup 3s] [--runs 3] [--pool-size 10] [--scale 1]
+// npm run bench:pooler -- [--database-url <a loaded catalogue>] [--scenarios rest-styles,graphql-product-styles] [--connections 16]
+//                         [--duration 10s] [--warmup 3s] [--runs 3] [--pool-size 10] [--scale 1] [--save pooler]
 //
 // What going through a transaction-mode PgBouncer costs (docs/scaling.md
 // "Behind a connection pooler"). On the bench catalogue (`<database>_bench`,
@@ -13,17 +13,20 @@
 // requests/s, p50 and p99 and the ratios of the medians to direct's. A third
 // API, straight to Postgres but with DATABASE_POOLER=transaction (unnamed
 // statements), tells what the statements cost from what the hop costs.
-// Raw wrk output: .data/bench/results/<time>/raw/.
+// Raw wrk output: .data/bench/results/<time>/raw/. `--save <name>` keeps the
+// medians in docs/performance/<name>.json; docs/scaling.md's table is
+// rendered from `pooler`.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { UsageError, runCommand } from '../src/commands/run.ts';
 import { openDatabase } from '../src/db/server/open-database.ts';
 import { BenchError } from './lib/bench-error.ts';
-import { ensureBenchCatalogue } from './lib/catalogue.ts';
+import { ensureBenchCatalogue, loadedCatalogue } from './lib/catalogue.ts';
 import type { Measurement } from './lib/measurement.ts';
 import { startPgBouncer } from './lib/pgbouncer.ts';
 import { percentile } from './lib/product-pages.ts';
+import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
 import { newResultsDir } from './lib/results.ts';
 import { type ServerProcess, startApi } from './lib/server-process.ts';
 import { runWrk } from './lib/wrk.ts';
@@ -49,6 +52,8 @@ function parsePlan(argv: string[]) {
       runs: { type: 'string', default: '3' },
       'pool-size': { type: 'string', default: '10' },
       scale: { type: 'string', default: '1' },
+      save: { type: 'string' },
+      'database-url': { type: 'string' },
     },
   });
   const scenarios = values.scenarios.split(',').map((s) => s.trim());
@@ -71,6 +76,8 @@ function parsePlan(argv: string[]) {
     warmup: duration('warmup', values.warmup),
     runs: integer('runs', values.runs, 1),
     poolSize: integer('pool-size', values['pool-size'], 1),
+    save: savedName(values.save),
+    databaseUrl: values['database-url'],
   };
 }
 
@@ -80,11 +87,14 @@ const fixed = (value: number, digits = 0) => value.toLocaleString('en-US', { min
 runCommand(async () => {
   const plan = parsePlan(process.argv.slice(2));
   const config = loadConfig();
-  const database = await openDatabase(config, console.log);
+  // A catalogue given by URL is measured as it is; else the generated one beside the configured database.
+  const database = plan.databaseUrl ? undefined : await openDatabase(config, console.log);
   const resultsDir = newResultsDir(config.dataDir, new Date());
   const stops: (() => Promise<void>)[] = [];
   try {
-    const catalogue = await ensureBenchCatalogue(database.url, plan.scale, config.dataDir);
+    const catalogue = database ? await ensureBenchCatalogue(database.url, plan.scale, config.dataDir) : await loadedCatalogue(plan.databaseUrl!);
+    const provenance = startProvenance('bench:pooler', process.argv.slice(2), { products: catalogue.products, connections: plan.connections, duration: plan.duration, runs: plan.runs, poolSize: plan.poolSize });
+    const saved: { scenario: string; path: Path; rps: number; p50: number; p99: number; runs: number[] }[] = [];
     const bouncer = await startPgBouncer({ databases: { catalogue: catalogue.url }, poolSize: plan.poolSize });
     stops.push(() => bouncer.stop());
     const env = { DATABASE_POOL_SIZE: String(plan.poolSize) };
@@ -123,6 +133,7 @@ runCommand(async () => {
       }
       const rps = (through: Path) => median(runs[through].map((m) => m.rps));
       for (const through of PATHS) {
+        saved.push({ scenario, path: through, rps: rps(through), p50: median(runs[through].map((m) => m.p50)), p99: median(runs[through].map((m) => m.p99)), runs: runs[through].map((m) => m.rps) });
         lines.push(`| ${scenario} | ${through} | ${fixed(rps(through))} | ${fixed(median(runs[through].map((m) => m.p50)), 2)} | ${fixed(median(runs[through].map((m) => m.p99)), 2)} | ${runs[through].map((m) => fixed(m.rps)).join(', ')} |`);
       }
       for (const through of ['unnamed', 'pgbouncer'] as const) lines.push(`| ${scenario} | ratio ${through} / direct | ${(rps(through) / rps('direct')).toFixed(2)} | | | |`);
@@ -135,8 +146,9 @@ runCommand(async () => {
       '',
       `raw wrk output: ${path.join(resultsDir, 'raw')}`,
     ].join('\n'));
+    if (plan.save) console.log(`saved to ${publish(plan.save, { provenance: endProvenance(provenance), rows: saved })}`);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
-    await database.close();
+    await database?.close();
   }
 });

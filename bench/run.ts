@@ -1,5 +1,6 @@
 // npm run bench -- [--scale <f> | --database-url <url>] [--generator k6|wrk] [--workers 1,2] [--cache off,memory,redis] [--warmup 5s]
 //                   [--rate 500,1000,2000 | --connections 4,16,64] [--duration 15s] [--scenario <name> ...] [--hot <n>] [--api-root <dir> ...]
+//                   [--setting NAME=VALUE ...] [--runs <n>] [--save <name>]
 //
 // Builds k6 if it is missing (or uses wrk, a much lighter generator: on two
 // shared cores k6 itself takes as much CPU as the server), makes sure a
@@ -14,7 +15,9 @@
 // baseline), REST styles against both floors, and saves results.json,
 // table.md, chart.svg and chart.png under .data/bench/results/<time>/.
 // --api-root measures another checkout's API beside this one's (say the
-// commit before a change) on the same data in the same run.
+// commit before a change) on the same data in the same run; --setting
+// measures this checkout's API again with an environment variable set (say
+// CACHE_ADMISSION=first-miss), its rows labelled with it.
 // The shop mix (`--generator wrk --scenario shop-mix --cache redis`: the
 // default production set-up) is bench/lib/shop-mix.ts. Details: bench/lib/.
 import fs from 'node:fs';
@@ -49,7 +52,7 @@ interface Target {
   script: string;
   workers: number;
   cache: CacheMode | null;
-  /** Another checkout's API (--api-root): its folder's name. */
+  /** Another checkout's API (--api-root): its folder's name; or this one with a --setting: NAME=VALUE. */
   api?: string;
 }
 
@@ -152,10 +155,11 @@ runCommand(async () => {
         }
       }
       for (const cache of plan.cacheModes) {
-        // This checkout's API, then each other one's (--api-root), on the same catalogue.
-        for (const root of [undefined, ...plan.apiRoots]) {
-          const api = await startApi({ databaseUrl: catalogue.url, workers, cache, root, redisUrl: config.redis && 'url' in config.redis ? config.redis.url : undefined, env: { DATABASE_POOL_SIZE: String(config.databasePoolSize) } });
-          const label = root === undefined ? undefined : path.basename(root);
+        // This checkout's API, then each other one's (--api-root), then this one with each --setting, on the same catalogue.
+        const variants = [{}, ...plan.apiRoots.map((root) => ({ root })), ...plan.settings.map((setting) => ({ setting }))] as { root?: string; setting?: Record<string, string> }[];
+        for (const { root, setting } of variants) {
+          const api = await startApi({ databaseUrl: catalogue.url, workers, cache, root, redisUrl: config.redis && 'url' in config.redis ? config.redis.url : undefined, env: { DATABASE_POOL_SIZE: String(config.databasePoolSize), ...setting } });
+          const label = root !== undefined ? path.basename(root) : setting ? Object.entries(setting).map(([name, value]) => `${name}=${value}`).join(' ') : undefined;
           try {
             for (const scenario of plan.scenarios) await measure({ server: api, scenario, script: scenarioScript(scenario, plan.generator), workers, cache, api: label });
           } finally {

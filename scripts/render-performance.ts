@@ -23,7 +23,12 @@ const END = '<!-- /performance -->';
 /** A row of a results file: the bench's medians, or its rows when it ran once. */
 interface ResultRow { scenario: string; workers: number; cache: string | null; rps: number; p99: number; runs?: number }
 interface BenchResults { provenance: { command: string; startedAt: string; machine: { loadAverage: { start: number; end?: number } } }; rows: ResultRow[]; medians?: ResultRow[] }
-interface EtlResults { provenance: BenchResults['provenance']; results: { loadSeconds: number } }
+interface EtlResults {
+  provenance: BenchResults['provenance'];
+  results: { loadSeconds: number; runs?: number; loaderPeakMemoryMb: number; loaderCpuSeconds: number; databaseCpuSeconds: number; rows: number; loadAverage: string };
+  /** bench:etl --runs: each load's figures (the results are the median run's). */
+  runs?: { loadSeconds: number; cpuSeconds: number; peakMemoryMb: number; loadAverage: string }[];
+}
 
 /** Which figures of which file a README row shows: two cells at most, "a / b". */
 interface RowSpec {
@@ -44,7 +49,7 @@ export const ROWS: RowSpec[] = [
   { what: 'GraphQL search / facets (half of them of a search), cache off', file: 'browse', cells: [{ scenario: 'graphql-search', cache: 'off' }, { scenario: 'graphql-facets', cache: 'off' }] },
 ];
 /** The full load's row: bench:etl's file, when one was published (`npm run bench:etl -- --scale 1 --save etl`). */
-const ETL = { what: 'full load of the 26.7 million CSV rows (one run)', file: 'etl' };
+const ETL = { what: 'full load of the 26.7 million CSV rows', file: 'etl' };
 
 function read<T>(dir: string, name: string): T {
   const file = path.join(dir, `${name}.json`);
@@ -83,7 +88,7 @@ export function renderBlock(dir: string = RESULTS_DIR): string {
   if (fs.existsSync(path.join(dir, `${ETL.file}.json`))) {
     const etl = read<EtlResults>(dir, ETL.file);
     lines.push(`| ${ETL.what} | ${etl.results.loadSeconds.toFixed(0)} s | | [${ETL.file}](docs/performance/${ETL.file}.json) |`);
-    used.set(ETL.file, provenanceNote(ETL.file, etl, 1));
+    used.set(ETL.file, provenanceNote(ETL.file, etl, etl.runs?.length ?? 1));
   }
   return [START, ...lines, '', `Each file holds its command, commit, machine and dates: ${[...used.values()].join(', ')}.`, END].join('\n');
 }
@@ -99,7 +104,7 @@ export function renderReadme(readme: string, dir: string = RESULTS_DIR): string 
 // ---------------------------------------------------------------------------
 // The docs' figures.
 
-interface Row extends ResultRow { p50: number; hitRatio?: number | null }
+interface Row extends ResultRow { p50: number; hitRatio?: number | null; api?: string }
 interface Results { provenance: BenchResults['provenance'] & { data: Record<string, unknown> }; rows: Row[]; medians?: Row[] }
 interface LiveResults {
   provenance: Results['provenance'];
@@ -163,6 +168,33 @@ function shopMixBlock(dir: string): string {
   return [...lines, '', `Medians of ${median(results, 'shop-mix', 'shop-mix', 'redis').runs ?? 1} runs; ${source('shop-mix', results)}.`].join('\n');
 }
 
+/**
+ * The shop mix under each CACHE_ADMISSION (npm run bench --setting, each
+ * named): the unlabelled run of the same bench before them only warms
+ * Postgres's buffers, so that each setting starts from a warm database and
+ * an empty cache of its own.
+ */
+const ADMISSIONS = [
+  { api: 'CACHE_ADMISSION=doorkeeper', what: '`doorkeeper` (the default)' },
+  { api: 'CACHE_ADMISSION=first-miss', what: '`first-miss`' },
+  { api: 'CACHE_ADMISSION=second-miss', what: '`second-miss`' },
+];
+
+function admissionBlock(dir: string): string {
+  const results = read<Results>(dir, 'admission');
+  const lines = ['| admission | requests/s (range) | p99 (range) | hit ratio (range) |', '| --- | --- | --- | --- |'];
+  let runs = 0;
+  for (const admission of ADMISSIONS) {
+    const of = (rows: Row[]) => rows.filter((r) => r.scenario === 'shop-mix' && r.cache === 'redis' && r.api === admission.api);
+    const m = of(results.medians ?? results.rows)[0];
+    if (!m) throw new Error(`docs/performance/admission.json has no shop-mix row for ${admission.api ?? 'the default'}`);
+    const each = of(results.rows);
+    runs = each.length;
+    lines.push(`| ${admission.what} | ${int(m.rps)} (${range(each.map((r) => r.rps), int)}) | ${m.p99.toFixed(1)} ms (${range(each.map((r) => r.p99), (n) => n.toFixed(1))}) | ${range(each.map((r) => (r.hitRatio ?? 0) * 100), (n) => n.toFixed(0))}% |`);
+  }
+  return [...lines, '', `Medians of ${runs} runs as the cache fills (from the warm-up on), one process, each setting with an empty cache, Postgres warmed by an unlabelled run of the same mix before them; ${source('admission', results)}.`].join('\n');
+}
+
 const MISSES = [
   { scenario: 'rest-styles', what: '`GET /products/:id/styles`' },
   { scenario: 'graphql-product-page', what: 'GraphQL product page by POST' },
@@ -203,14 +235,21 @@ function referenceBlock(dir: string): string {
   return [...lines, '', `Medians of three runs each; ${commands.map(([name, results]) => source(name, results)).join('; ')}.`].join('\n');
 }
 
+/** bench:etl's loads (--save etl, and etl-shape-b for the second shape when there is one): the median run, each run beside it. */
+const ETL_SHAPES = [{ file: 'etl', what: 'default (`npm run data:generate`)' }, { file: 'etl-shape-b', what: 'second shape (`--text unrelated`)' }];
+
 function etlBlock(dir: string): string {
-  const etl = read<EtlResults & { results: { loaderPeakMemoryMb: number; loaderCpuSeconds: number; databaseCpuSeconds: number; rows: number; loadAverage: string } }>(dir, 'etl');
-  const r = etl.results;
-  return [
-    '| full load | rows | loader peak memory | CPU seconds, loader + database | host load average during the load | results |', '| --- | --- | --- | --- | --- | --- |',
-    `| ${r.loadSeconds.toFixed(0)} s | ${int(r.rows)} | ${r.loaderPeakMemoryMb} MB | ${r.loaderCpuSeconds.toFixed(0)} + ${r.databaseCpuSeconds.toFixed(0)} | ${r.loadAverage} | [etl.json](performance/etl.json) |`,
-    '', `One run: \`${etl.provenance.command}\`.`,
-  ].join('\n');
+  const lines = ['| catalogue | full load, median (each run) | CPU seconds, loader + database (each run) | loader peak memory | rows | host load average during the median run | results |', '| --- | --- | --- | --- | --- | --- | --- |'];
+  const commands: string[] = [];
+  for (const shape of ETL_SHAPES.filter((s) => s.file === 'etl' || fs.existsSync(path.join(dir, `${s.file}.json`)))) {
+    const etl = read<EtlResults>(dir, shape.file);
+    const r = etl.results;
+    const runs = etl.runs ?? [{ loadSeconds: r.loadSeconds, cpuSeconds: r.loaderCpuSeconds + r.databaseCpuSeconds, peakMemoryMb: r.loaderPeakMemoryMb, loadAverage: r.loadAverage }];
+    const each = (values: number[]) => (values.length > 1 ? ` (${values.map((v) => v.toFixed(0)).join(', ')})` : '');
+    lines.push(`| ${shape.what} | ${r.loadSeconds.toFixed(0)} s${each(runs.map((x) => x.loadSeconds))} | ${r.loaderCpuSeconds.toFixed(0)} + ${r.databaseCpuSeconds.toFixed(0)}${each(runs.map((x) => x.cpuSeconds))} | ${Math.max(...runs.map((x) => x.peakMemoryMb))} MB | ${int(r.rows)} | ${r.loadAverage} | [${shape.file}.json](performance/${shape.file}.json) |`);
+    commands.push(`\`${etl.provenance.command}\``);
+  }
+  return [...lines, '', `${commands.join('; ')}.`].join('\n');
 }
 
 function liveBlock(dir: string): string {
@@ -227,6 +266,7 @@ interface PostgraphileResults {
   provenance: Results['provenance'];
   rows: { name: string; rps: number; p50: number; p99: number; nodeMs: number; pgMs: number; redisUs: number | null; hitRatio: number | null }[];
   ratios: { what: string; target: string; median: number; min: number; max: number }[];
+  profiles?: Record<string, { functions: { name: string; share: number }[] }>;
 }
 
 /** bench:postgraphile's sitting: each target's medians and CPU a request, then the issue's ratios. */
@@ -244,6 +284,51 @@ function postgraphileBlock(dir: string): string {
   }
   const data = results.provenance.data as { summary?: string };
   return [...lines, '', `${data.summary ?? ''}; medians of the runs; ${source('postgraphile', results)}.`].join('\n');
+}
+
+/** Where the page's and REST's Node CPU goes: the profiled functions (name and file) each group gathers. */
+const PROFILE_GROUPS = [
+  { what: 'socket writes (`writeUtf8String`, `writev`: the responses and the statements; the loopback send is billed here)', match: /^(writeUtf8String|writev) \(native\)/ },
+  { what: 'pg row parsing (`parseRow`, `addFields`, `postgres-date`, `postgres-array`)', match: /^(parseRow|addFields) \(pg:|\((postgres-date|postgres-array):/ },
+  { what: 'the compiled query and its resolvers (src/graphql, graphql-jit\'s compiled handlers, `coerceVariableValues`)', match: /\((src\/graphql\/|graphql-jit:|graphql:)|MapItemHandler \(native\)/ },
+  { what: 'reading and parsing the POST body (`secure-json-parse`)', match: /\(secure-json-parse:/ },
+  { what: 'the ETag\'s hash, the styles document\'s text written as the legacy JSON (src/rest/shapes.ts)', match: /^hash \(node:internal\/crypto\/hash|\(src\/rest\/shapes\.ts:/ },
+  { what: 'garbage collection, `(program)`', match: /^\((garbage collector|program)\)$/ },
+];
+const PROFILED = [{ key: 'page POST, cache off', what: 'page by POST' }, { key: 'REST styles, cache off', what: 'REST styles' }];
+
+/** bench:postgraphile --profile's self-time shares (of the busy samples of one run), grouped by PROFILE_GROUPS. */
+function profileBlock(dir: string): string {
+  const results = read<PostgraphileResults>(dir, 'postgraphile');
+  if (!results.profiles) throw new Error('docs/performance/postgraphile.json has no profiles: run bench:postgraphile with --profile');
+  const share = (key: string, match: RegExp) => results.profiles![key]!.functions.filter((f) => match.test(f.name)).reduce((sum, f) => sum + f.share, 0);
+  const lines = [`| where | ${PROFILED.map((p) => p.what).join(' | ')} |`, `| --- | ${PROFILED.map(() => '---').join(' | ')} |`];
+  for (const group of PROFILE_GROUPS) {
+    const cells = PROFILED.map((p) => share(p.key, group.match)).map((s) => (s >= 0.005 ? `${Math.round(s * 100)}%` : ''));
+    lines.push(`| ${group.what} | ${cells.join(' | ')} |`);
+  }
+  const top = results.profiles[PROFILED[0]!.key]!.functions.length;
+  return [...lines, '', `Shares of the busy samples, from each profile's top ${top} functions by self time, in the sitting above ([postgraphile.json](performance/postgraphile.json)).`].join('\n');
+}
+
+interface PoolerResults {
+  provenance: Results['provenance'];
+  rows: { scenario: string; path: 'direct' | 'unnamed' | 'pgbouncer'; rps: number; p50: number; p99: number; runs: number[] }[];
+}
+const POOLER_SCENARIOS: Record<string, string> = { 'rest-styles': '`GET /products/:id/styles`', 'graphql-product-styles': 'GraphQL product with styles', 'rest-products-page': '`GET /products`' };
+
+/** bench:pooler --save pooler: each scenario's medians by path, with the ratio to direct in the same sitting. */
+function poolerBlock(dir: string): string {
+  const results = read<PoolerResults>(dir, 'pooler');
+  const lines = ['| scenario | direct | unnamed statements, direct | through PgBouncer |', '| --- | --- | --- | --- |'];
+  for (const scenario of [...new Set(results.rows.map((r) => r.scenario))]) {
+    const of = (path: string) => results.rows.find((r) => r.scenario === scenario && r.path === path)!;
+    const direct = of('direct');
+    const against = (path: string) => `${rate(of(path).rps)}/s (${(of(path).rps / direct.rps).toFixed(2)})`;
+    lines.push(`| ${POOLER_SCENARIOS[scenario] ?? scenario} | ${rate(direct.rps)}/s | ${against('unnamed')} | ${against('pgbouncer')} |`);
+  }
+  const runs = results.rows[0]?.runs.length ?? 0;
+  return [...lines, '', `Medians of ${runs} runs each, ratios to direct in the same sitting; ${source('pooler', results)}.`].join('\n');
 }
 
 interface FloodResults {
@@ -351,6 +436,9 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'etl': { doc: 'data.md', render: etlBlock },
   'live': { doc: 'subscriptions.md', render: liveBlock },
   'postgraphile': { doc: 'performance.md', render: postgraphileBlock },
+  'profile': { doc: 'performance.md', render: profileBlock },
+  'pooler': { doc: 'scaling.md', render: poolerBlock },
+  'admission': { doc: 'caching.md', render: admissionBlock },
   'reconnect-flood': { doc: 'operations.md', render: floodBlock },
   'expensive-reads': { doc: 'browse.md', render: stormBlock },
   'traces': { doc: 'operations.md', render: tracesBlock },

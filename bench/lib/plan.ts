@@ -58,6 +58,8 @@ export interface BenchPlan {
   databaseUrl: string | undefined;
   /** Other checkouts of the API measured beside this one in the same run (--api-root), each row labelled with its folder's name. */
   apiRoots: string[];
+  /** This checkout's API measured again with an environment variable set (--setting NAME=VALUE, e.g. CACHE_ADMISSION=first-miss), each row labelled with it. */
+  settings: Record<string, string>[];
   /** Measured runs of each scenario at each load, one after another on the same server (--runs): the table shows their medians. */
   runs: number;
   /** --save <name>: the results also written to docs/performance/<name>.json, the files the docs quote. */
@@ -119,6 +121,7 @@ export function parsePlan(args: string[]): BenchPlan {
       warmup: { type: 'string', default: `${WARMUP_SECONDS}s` },
       'database-url': { type: 'string' },
       'api-root': { type: 'string', multiple: true },
+      setting: { type: 'string', multiple: true },
       runs: { type: 'string', default: '1' },
       save: { type: 'string' },
     } }));
@@ -149,8 +152,13 @@ export function parsePlan(args: string[]): BenchPlan {
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError('--database-url must be a postgres:// URL');
   const apiRoots = (values['api-root'] ?? []).map((root) => path.resolve(root));
   for (const root of apiRoots) if (!fs.existsSync(path.join(root, 'src/main.ts'))) throw new UsageError(`--api-root ${root} has no src/main.ts`);
+  const settings = (values.setting ?? []).map((setting) => {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(setting);
+    if (!match) throw new UsageError(`--setting must be NAME=VALUE, an environment variable of the API (got ${setting})`);
+    return { [match[1]!]: match[2]! };
+  });
   const runs = wholeOption('runs', values.runs, 1, 9);
-  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds, databaseUrl, apiRoots, runs, save: savedName(values.save) };
+  return { scale, generator, cacheModes, workers, loads, duration: values.duration, scenarios, hot, warmupSeconds, databaseUrl, apiRoots, settings, runs, save: savedName(values.save) };
 }
 
 /**
@@ -164,14 +172,14 @@ export function floorsOf(plan: Pick<BenchPlan, 'scenarios'>): BaselineSource[] {
 
 /** Measured runs in the plan: each scenario per cache mode and API, plus the baselines, at every worker count and load. */
 export function measuredRuns(plan: BenchPlan): number {
-  const apis = 1 + plan.apiRoots.length;
+  const apis = 1 + plan.apiRoots.length + plan.settings.length;
   return plan.workers.length * (plan.scenarios.length * plan.cacheModes.length * apis + floorsOf(plan).length) * plan.loads.length * plan.runs;
 }
 
 /** A rough duration of the whole plan, for the line printed before it starts. */
 export function estimatedSeconds(plan: BenchPlan): number {
   const startup = 3; // a generator's start and end, or a server's start
-  const apis = 1 + plan.apiRoots.length;
+  const apis = 1 + plan.apiRoots.length + plan.settings.length;
   const warmups = plan.workers.length * (plan.scenarios.length * plan.cacheModes.length * apis + floorsOf(plan).length);
   const servers = plan.workers.length * (plan.cacheModes.length * apis + floorsOf(plan).length);
   return measuredRuns(plan) * (durationSeconds(plan.duration) + startup) + warmups * (plan.warmupSeconds + startup) + servers * startup;
