@@ -1,4 +1,4 @@
-// npm run bench:topology -- [--scale <f>] [--rate <iterations/s>] [--phase <seconds>] [--writes <writes/s>]
+// npm run bench:topology -- [--scale <f>] [--rate <iterations/s>] [--phase <seconds>] [--writes <writes/s>] [--save <name>]
 //
 // The multi-host topology of issue 19 on one machine (bench/lib/topology/):
 // nginx, three API hosts, a Postgres primary and a streaming replica, and
@@ -12,7 +12,9 @@
 // and lag, and passes when no request failed and no read was stale. Tears
 // everything down at the end, on SIGINT/SIGTERM too, and sweeps what an
 // interrupted run left before it starts. Needs root, iproute2, nginx,
-// redis-server and k6. Files in .data/bench/results/<time>-topology/.
+// redis-server and k6. Files in .data/bench/results/<time>-topology/; with
+// --save <name>, a passing run's figures in docs/performance/<name>.json
+// (docs/scaling.md's topology table is rendered from `topology`).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +28,7 @@ import { onInterrupt, ownLeftovers, topologyUnavailable } from './lib/topology/n
 import { PHASES, phaseStats, phaseTable, runPhases } from './lib/topology/phases.ts';
 import { checkReadYourWrites } from './lib/topology/read-your-writes.ts';
 import { Topology } from './lib/topology/topology.ts';
+import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
 
 const SCENARIO = 'mixed-writes';
 /** Load before the first phase: caches and connection pools fill. */
@@ -41,6 +44,7 @@ runCommand(async () => {
       rate: { type: 'string', default: '100' },
       phase: { type: 'string', default: '15' },
       writes: { type: 'string', default: '20' },
+      save: { type: 'string' },
     } }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -49,6 +53,7 @@ runCommand(async () => {
   const rate = Number(values.rate);
   const phaseSeconds = Number(values.phase);
   const writesPerSecond = Number(values.writes);
+  const save = savedName(values.save);
   if (!(rate >= 1)) throw new UsageError('--rate must be at least 1 (k6 iterations per second)');
   if (!(phaseSeconds >= 5)) throw new UsageError('--phase must be at least 5 (seconds per phase)');
   if (!(writesPerSecond > 0)) throw new UsageError('--writes must be a positive number of read-your-writes writes per second');
@@ -59,6 +64,7 @@ runCommand(async () => {
   const resultsDir = path.join(config.dataDir, 'bench', 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}-topology`);
   fs.mkdirSync(resultsDir, { recursive: true });
 
+  const provenance = startProvenance('bench:topology', process.argv.slice(2), { scale, rate, phaseSeconds, writesPerSecond });
   const topology = new Topology(console.log);
   let k6Child: ReturnType<typeof spawn> | undefined;
   const removeHandlers = onInterrupt(async () => {
@@ -117,6 +123,11 @@ runCommand(async () => {
     console.log(`files in ${resultsDir}`);
     if (problems.length > 0) throw new BenchError(`topology run failed: ${problems.join('; ')}`);
     console.log('topology run passed: zero failed requests, no stale read after an acknowledged write');
+    // Only a passing run is published: the docs say what it showed.
+    if (save) {
+      const readBack = { writes: checked.writes, reads: checked.reads, stale: checked.stale.length, failed: checked.failed.length };
+      console.log(`saved to ${publish(save, { provenance: { ...endProvenance(provenance), data: { products: catalogue.products, scale } }, stats, k6: { measured, checks }, readYourWrites: readBack })}`);
+    }
   } finally {
     await topology.teardown();
     removeHandlers();

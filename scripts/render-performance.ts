@@ -331,6 +331,33 @@ function poolerBlock(dir: string): string {
   return [...lines, '', `Medians of ${runs} runs each, ratios to direct in the same sitting; ${source('pooler', results)}.`].join('\n');
 }
 
+interface TopologyResults {
+  provenance: Results['provenance'];
+  stats: {
+    name: string; seconds: number; requests: number; rps: number; failed: number; retried: number; perHost: Record<string, number>;
+    cacheHitRatio: number | null; reads: { replica: number; primary: number; fallbacks: number }; maxReplayLagMs: number;
+  }[];
+  k6: { measured: { requests: number; rps: number; errors: number; dropped: number; p50: number; p95: number; p99: number }; checks: { passes?: number; fails?: number } };
+  readYourWrites: { writes: number; reads: number; stale: number; failed: number };
+}
+
+/** bench:topology --save topology: a row per phase, from nginx's log and the hosts' counters, then k6's totals and the read-your-writes check. */
+function topologyBlock(dir: string): string {
+  const results = read<TopologyResults>(dir, 'topology');
+  const hosts = ['api1', 'api2', 'api3'];
+  const lines = [`| phase | s | requests | req/s | failed | retried | ${hosts.join(' | ')} | cache hits | replica reads | primary reads | max replay lag |`, `|${' --- |'.repeat(10 + hosts.length)}`];
+  for (const p of results.stats) {
+    const primaryShare = p.reads.replica + p.reads.primary > 0 ? ` (${Math.round((p.reads.primary / (p.reads.replica + p.reads.primary)) * 100)}%)` : '';
+    lines.push(`| ${p.name} | ${p.seconds.toFixed(1)} | ${int(p.requests)} | ${int(p.rps)} | ${p.failed} | ${p.retried} | ${hosts.map((h) => int(p.perHost[h] ?? 0)).join(' | ')} | ${p.cacheHitRatio === null ? '-' : `${(p.cacheHitRatio * 100).toFixed(1)}%`} | ${int(p.reads.replica)} | ${int(p.reads.primary)}${primaryShare} | ${p.maxReplayLagMs.toFixed(0)} ms |`);
+  }
+  const { measured, checks } = results.k6;
+  const r = results.readYourWrites;
+  return [...lines, '',
+    `k6: ${int(measured.requests)} requests (${int(measured.rps)}/s), ${Math.round(measured.errors * measured.requests)} failed, ${int(measured.dropped)} dropped, checks ${int(checks.passes ?? 0)}/${int((checks.passes ?? 0) + (checks.fails ?? 0))}, p50 ${measured.p50.toFixed(1)} ms, p95 ${measured.p95.toFixed(1)} ms, p99 ${measured.p99.toFixed(1)} ms. `
+    + `Read-your-writes: ${int(r.writes)} writes acknowledged, ${int(r.reads)} reads after them, ${r.stale} stale, ${r.failed} failed.`,
+    '', `${source('topology', results)}.`].join('\n');
+}
+
 interface FloodResults {
   entries: {
     kind: string; concurrency: number; rate: number; provenance: Results['provenance'];
@@ -438,6 +465,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'postgraphile': { doc: 'performance.md', render: postgraphileBlock },
   'profile': { doc: 'performance.md', render: profileBlock },
   'pooler': { doc: 'scaling.md', render: poolerBlock },
+  'topology': { doc: 'scaling.md', render: topologyBlock },
   'admission': { doc: 'caching.md', render: admissionBlock },
   'reconnect-flood': { doc: 'operations.md', render: floodBlock },
   'expensive-reads': { doc: 'browse.md', render: stormBlock },

@@ -33,6 +33,17 @@ describe('the command line', () => {
     expect(() => parsePlan(['--cache', 'disk'])).toThrow(/--cache must be off, memory, redis/);
     expect(() => parsePlan(['--duration', 'soon'])).toThrow(/--duration/);
     expect(() => parsePlan(['--scenario', 'graphql-apq'])).toThrow(/needs --generator wrk/);
+    expect(() => parsePlan(['--setting', 'cache admission'])).toThrow(/--setting must be NAME=VALUE/);
+  });
+
+  it('measures the API again for each --setting, counted in the plan', () => {
+    const plain = parsePlan(['--generator', 'wrk', '--scenario', 'shop-mix', '--cache', 'redis', '--workers', '1', '--connections', '10']);
+    const plan = parsePlan(['--generator', 'wrk', '--scenario', 'shop-mix', '--cache', 'redis', '--workers', '1', '--connections', '10',
+      '--setting', 'CACHE_ADMISSION=first-miss', '--setting', 'CACHE_ADMISSION=second-miss']);
+    expect(plan.settings).toEqual([{ CACHE_ADMISSION: 'first-miss' }, { CACHE_ADMISSION: 'second-miss' }]);
+    // The baseline once, the shop mix three times (this API, then each setting).
+    expect(measuredRuns(plain)).toBe(2);
+    expect(measuredRuns(plan)).toBe(4);
   });
 
   it('runs the write scenario only by name, with either generator, after the reads', () => {
