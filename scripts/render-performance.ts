@@ -286,6 +286,36 @@ function postgraphileBlock(dir: string): string {
   return [...lines, '', `${data.summary ?? ''}; medians of the runs; ${source('postgraphile', results)}.`].join('\n');
 }
 
+/** docs/performance.md's arithmetic of what bounds the page's two ratios, from bench:postgraphile's sitting. */
+function pageBoundsBlock(dir: string): string {
+  const results = read<PostgraphileResults>(dir, 'postgraphile');
+  const row = (name: string) => {
+    const found = results.rows.find((r) => r.name === name);
+    if (!found) throw new Error(`docs/performance/postgraphile.json has no row ${name}`);
+    return found;
+  };
+  const ratio = (what: string) => results.ratios.find((r) => r.what === what)!.median;
+  const [rest, page, pgl] = [row('REST styles, cache off'), row('page POST, cache off'), row('PostGraphile page POST')];
+  const ms = (n: number) => n.toFixed(3);
+  const bound = 1000 / page.nodeMs;
+  const againstRest = ratio('page POST against REST styles, cache off');
+  const againstPgl = ratio('page POST (ours, cache off) against PostGraphile');
+  const needed = (page.nodeMs * againstRest) / 0.8;
+  return `In the sitting above the page runs within ${Math.round((1 - page.rps / bound) * 100)}% of its Node
+bound (1 / ${ms(page.nodeMs)} ms = ${int(bound)}/s; ${int(page.rps)}/s measured), so it is the Node thread
+that bounds it. Against REST styles the page costs more on both counts:
+${ms(page.nodeMs)} against ${ms(rest.nodeMs)} ms of Node CPU (${(rest.nodeMs / page.nodeMs).toFixed(2)}x) and ${ms(page.pgMs)} against ${ms(rest.pgMs)} ms of
+Postgres CPU (its statement reads the product row and two documents where
+REST reads one document). For 0.8x its Node CPU must come down to
+${ms(page.nodeMs)} x ${againstRest.toFixed(2)} / 0.8 = ${ms(needed)} ms, ${Math.round((page.nodeMs - needed) * 1000)} µs (${Math.round((1 - needed / page.nodeMs) * 100)}%) less, every other cost the same.
+Against PostGraphile the page costs ${(pgl.pgMs / page.pgMs).toFixed(1)}x less Postgres CPU (${ms(page.pgMs)} against
+${ms(pgl.pgMs)} ms: PostGraphile reads the product, features, styles, photos, skus
+and related rows of the base tables; the API reads three rows by primary
+key, the documents the triggers keep) and ${(pgl.nodeMs / page.nodeMs).toFixed(1)}x less Node CPU (${ms(pgl.nodeMs)} ms);
+both are Node-bound, so the ratio of rates, ${againstPgl.toFixed(2)}x, follows the Node ratio,
+and 5x needs the page's Node CPU at ${ms(pgl.nodeMs)} / 5 = ${ms(pgl.nodeMs / 5)} ms there too.`;
+}
+
 /** Where the page's and REST's Node CPU goes: the profiled functions (name and file) each group gathers. */
 const PROFILE_GROUPS = [
   { what: 'socket writes (`writeUtf8String`, `writev`: the responses and the statements; the loopback send is billed here)', match: /^(writeUtf8String|writev) \(native\)/ },
@@ -463,6 +493,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'etl': { doc: 'data.md', render: etlBlock },
   'live': { doc: 'subscriptions.md', render: liveBlock },
   'postgraphile': { doc: 'performance.md', render: postgraphileBlock },
+  'page-bounds': { doc: 'performance.md', render: pageBoundsBlock },
   'profile': { doc: 'performance.md', render: profileBlock },
   'pooler': { doc: 'scaling.md', render: poolerBlock },
   'topology': { doc: 'scaling.md', render: topologyBlock },
