@@ -26,6 +26,7 @@ interface BenchResults { provenance: { command: string; startedAt: string; machi
 interface EtlResults {
   provenance: BenchResults['provenance'];
   results: { loadSeconds: number; runs?: number; loaderPeakMemoryMb: number; loaderCpuSeconds: number; databaseCpuSeconds: number; rows: number; loadAverage: string };
+  summary: { buildCpu: Record<string, number>; seconds: Record<string, number> };
   /** bench:etl --runs: each load's figures (the results are the median run's). */
   runs?: { loadSeconds: number; cpuSeconds: number; peakMemoryMb: number; loadAverage: string }[];
 }
@@ -241,6 +242,7 @@ const ETL_SHAPES = [{ file: 'etl', what: 'default (`npm run data:generate`)' }, 
 function etlBlock(dir: string): string {
   const lines = ['| catalogue | full load, median (each run) | CPU seconds, loader + database (each run) | loader peak memory | rows | host load average during the median run | results |', '| --- | --- | --- | --- | --- | --- | --- |'];
   const commands: string[] = [];
+  const phases: string[] = [];
   for (const shape of ETL_SHAPES.filter((s) => s.file === 'etl' || fs.existsSync(path.join(dir, `${s.file}.json`)))) {
     const etl = read<EtlResults>(dir, shape.file);
     const r = etl.results;
@@ -248,8 +250,19 @@ function etlBlock(dir: string): string {
     const each = (values: number[]) => (values.length > 1 ? ` (${values.map((v) => v.toFixed(0)).join(', ')})` : '');
     lines.push(`| ${shape.what} | ${r.loadSeconds.toFixed(0)} s${each(runs.map((x) => x.loadSeconds))} | ${r.loaderCpuSeconds.toFixed(0)} + ${r.databaseCpuSeconds.toFixed(0)}${each(runs.map((x) => x.cpuSeconds))} | ${Math.max(...runs.map((x) => x.peakMemoryMb))} MB | ${int(r.rows)} | ${r.loadAverage} | [${shape.file}.json](performance/${shape.file}.json) |`);
     commands.push(`\`${etl.provenance.command}\``);
+    phases.push(`${shape.what.replace(/ \(.*\)$/, '')}: ${['files', 'keys', 'build', 'finish', 'swap'].map((p) => `${p === 'build' ? 'builds' : p} ${(etl.summary.seconds[p] ?? 0).toFixed(1)} s`).join(', ')}`);
   }
-  return [...lines, '', `${commands.join('; ')}.`].join('\n');
+  return [...lines, '', `The median loads' phases, wall time: ${phases.join('; ')}.`, '', `${commands.join('; ')}.`].join('\n');
+}
+
+/** docs/browse.md: the database CPU of each build phase of the median load, both shapes, and the loads' totals against the budget. */
+function readModelLoadBlock(dir: string): string {
+  const shapes = ETL_SHAPES.map((shape) => ({ ...shape, etl: read<EtlResults>(dir, shape.file) }));
+  const kinds = Object.keys(shapes[0]!.etl.summary.buildCpu);
+  const lines = [`| build phase | ${shapes.map((s) => `database CPU s, ${s.what}`).join(' | ')} |`, `|${' --- |'.repeat(1 + shapes.length)}`];
+  for (const kind of kinds) lines.push(`| ${kind} | ${shapes.map((s) => (s.etl.summary.buildCpu[kind] ?? 0).toFixed(1)).join(' | ')} |`);
+  const total = (r: EtlResults['results']) => `${(r.loaderCpuSeconds + r.databaseCpuSeconds).toFixed(0)} (loader ${r.loaderCpuSeconds.toFixed(0)}, database ${r.databaseCpuSeconds.toFixed(0)})`;
+  return [...lines, '', `The whole load, loader and database, against its budget of 400 CPU seconds: ${shapes.map((s) => `${total(s.etl.results)} for the ${s.what.replace(/ \(.*\)$/, '')}`).join('; ')}; the median loads of ${shapes.map((s) => `[${s.file}.json](performance/${s.file}.json)`).join(' and ')}.`].join('\n');
 }
 
 function liveBlock(dir: string): string {
@@ -490,6 +503,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'misses': { doc: 'performance.md', render: missesBlock },
   'reference': { doc: 'performance.md', render: referenceBlock },
   'browse': { doc: 'browse.md', render: browseBlock },
+  'read-model-load': { doc: 'browse.md', render: readModelLoadBlock },
   'etl': { doc: 'data.md', render: etlBlock },
   'live': { doc: 'subscriptions.md', render: liveBlock },
   'postgraphile': { doc: 'performance.md', render: postgraphileBlock },
