@@ -25,7 +25,7 @@ import { BenchError } from './lib/bench-error.ts';
 import { ensureBenchCatalogue, loadedCatalogue } from './lib/catalogue.ts';
 import type { Measurement } from './lib/measurement.ts';
 import { startPgBouncer } from './lib/pgbouncer.ts';
-import { percentile } from './lib/product-pages.ts';
+import { median } from './lib/median.ts';
 import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
 import { newResultsDir } from './lib/results.ts';
 import { type ServerProcess, startApi } from './lib/server-process.ts';
@@ -81,7 +81,6 @@ function parsePlan(argv: string[]) {
   };
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
 const fixed = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 runCommand(async () => {
@@ -133,8 +132,9 @@ runCommand(async () => {
       }
       const rps = (through: Path) => median(runs[through].map((m) => m.rps));
       for (const through of PATHS) {
-        saved.push({ scenario, path: through, rps: rps(through), p50: median(runs[through].map((m) => m.p50)), p99: median(runs[through].map((m) => m.p99)), runs: runs[through].map((m) => m.rps) });
-        lines.push(`| ${scenario} | ${through} | ${fixed(rps(through))} | ${fixed(median(runs[through].map((m) => m.p50)), 2)} | ${fixed(median(runs[through].map((m) => m.p99)), 2)} | ${runs[through].map((m) => fixed(m.rps)).join(', ')} |`);
+        const row = { scenario, path: through, rps: rps(through), p50: median(runs[through].map((m) => m.p50)), p99: median(runs[through].map((m) => m.p99)), runs: runs[through].map((m) => m.rps) };
+        saved.push(row);
+        lines.push(`| ${scenario} | ${through} | ${fixed(row.rps)} | ${fixed(row.p50, 2)} | ${fixed(row.p99, 2)} | ${row.runs.map((r) => fixed(r)).join(', ')} |`);
       }
       for (const through of ['unnamed', 'pgbouncer'] as const) lines.push(`| ${scenario} | ratio ${through} / direct | ${(rps(through) / rps('direct')).toFixed(2)} | | | |`);
     }

@@ -123,15 +123,27 @@ const loadOf = (results: { provenance: BenchResults['provenance'] }) => {
 const source = (name: string, results: { provenance: BenchResults['provenance'] }) =>
   `[${name}.json](performance/${name}.json): \`${results.provenance.command}\`, host load average ${loadOf(results)}`;
 
-/** The median row of a scenario (cache, workers), or an error naming what is missing. */
-function median(results: Results, file: string, scenario: string, cache: string | null, workers = 1): Row {
-  const found = (results.medians ?? results.rows).find((r) => r.scenario === scenario && r.cache === cache && r.workers === workers);
-  if (!found) throw new Error(`docs/performance/${file}.json has no row for ${scenario}, cache ${cache}, ${workers} workers`);
+/** A row of a scenario, cache and worker count, of this checkout's API or of it with a --setting (`api`). */
+const rowOf = (scenario: string, cache: string | null, workers: number, api: string | undefined) => (r: Row) =>
+  r.scenario === scenario && r.cache === cache && r.workers === workers && r.api === api;
+/** The median row of a scenario (cache, workers, setting), or an error naming what is missing. */
+function median(results: Results, file: string, scenario: string, cache: string | null, workers = 1, api?: string): Row {
+  const found = (results.medians ?? results.rows).find(rowOf(scenario, cache, workers, api));
+  if (!found) throw new Error(`docs/performance/${file}.json has no row for ${scenario}, cache ${cache}, ${workers} workers${api ? `, ${api}` : ''}`);
   return found;
 }
 /** Every run's row of a scenario. */
-const runsOf = (results: Results, scenario: string, cache: string | null, workers = 1) =>
-  results.rows.filter((r) => r.scenario === scenario && r.cache === cache && r.workers === workers);
+const runsOf = (results: Results, scenario: string, cache: string | null, workers = 1, api?: string) => results.rows.filter(rowOf(scenario, cache, workers, api));
+/** Requests/s, p99 and hit ratio of a cached scenario: the median and the runs' ranges. */
+const cachedCells = (m: Row, runs: Row[]) =>
+  `${int(m.rps)} (${range(runs.map((r) => r.rps), int)}) | ${m.p99.toFixed(1)} ms (${range(runs.map((r) => r.p99), (n) => n.toFixed(1))}) | ${range(runs.map((r) => (r.hitRatio ?? 0) * 100), (n) => n.toFixed(0))}%`;
+/**
+ * The files of a bench run on each catalogue shape: the first is required,
+ * the others (the second shape, --save <name>-shape-b) shown when published.
+ */
+function shapesOf<T>(dir: string, shapes: readonly { file: string; what: string }[]): { file: string; what: string; results: T }[] {
+  return shapes.filter((shape, i) => i === 0 || fs.existsSync(path.join(dir, `${shape.file}.json`))).map((shape) => ({ ...shape, results: read<T>(dir, shape.file) }));
+}
 const range = (values: number[], format: (n: number) => string) => {
   const [low, high] = [format(Math.min(...values)), format(Math.max(...values))];
   return low === high ? low : `${low}-${high}`;
@@ -149,22 +161,17 @@ const BROWSE = [
 const BROWSE_SHAPES = [{ file: 'browse', what: 'default' }, { file: 'browse-shape-b', what: 'second shape' }];
 
 function browseBlock(dir: string): string {
-  const shapes = BROWSE_SHAPES.filter((s) => s.file === 'browse' || fs.existsSync(path.join(dir, `${s.file}.json`)));
+  const shapes = shapesOf<Results>(dir, BROWSE_SHAPES);
   const lines = [`| scenario${shapes.length > 1 ? ' | catalogue' : ''} | runs: requests/s, p99 ms | median | target | met |`, `|${' --- |'.repeat(shapes.length > 1 ? 6 : 5)}`];
-  const notes: string[] = [];
   for (const target of BROWSE) {
-    for (const shape of shapes) {
-      const results = read<Results>(dir, shape.file);
+    for (const { file, what, results } of shapes) {
       const runs = runsOf(results, target.scenario, 'off');
-      const m = median(results, shape.file, target.scenario, 'off');
+      const m = median(results, file, target.scenario, 'off');
       const met = (target.rps === undefined || m.rps >= target.rps) && m.p99 <= target.p99;
-      lines.push(`| ${target.what}${shapes.length > 1 ? ` | ${shape.what}` : ''} | ${runs.map((r) => `${int(r.rps)}, ${r.p99.toFixed(1)}`).join('; ')} | ${int(m.rps)}/s, ${m.p99.toFixed(1)} ms | ${target.rps ? `${int(target.rps)}/s, ` : ''}p99 ${target.p99} ms | ${met ? 'yes' : 'no'} |`);
+      lines.push(`| ${target.what}${shapes.length > 1 ? ` | ${what}` : ''} | ${runs.map((r) => `${int(r.rps)}, ${r.p99.toFixed(1)}`).join('; ')} | ${int(m.rps)}/s, ${m.p99.toFixed(1)} ms | ${target.rps ? `${int(target.rps)}/s, ` : ''}p99 ${target.p99} ms | ${met ? 'yes' : 'no'} |`);
     }
   }
-  for (const shape of shapes) {
-    const results = read<Results>(dir, shape.file);
-    notes.push(`${shape.what}: medians of ${median(results, shape.file, BROWSE[0]!.scenario, 'off').runs ?? 1} runs; ${source(shape.file, results)}`);
-  }
+  const notes = shapes.map(({ file, what, results }) => `${what}: medians of ${median(results, file, BROWSE[0]!.scenario, 'off').runs ?? 1} runs; ${source(file, results)}`);
   return [...lines, '', `${notes.join('. ')}.`].join('\n');
 }
 
@@ -172,10 +179,7 @@ function shopMixBlock(dir: string): string {
   const results = read<Results>(dir, 'shop-mix');
   const lines = ['| workers | requests/s (range) | p99 (range) | hit ratio (range) |', '| --- | --- | --- | --- |'];
   for (const workers of [1, 2]) {
-    const m = median(results, 'shop-mix', 'shop-mix', 'redis', workers);
-    const runs = runsOf(results, 'shop-mix', 'redis', workers);
-    const ratios = runs.map((r) => (r.hitRatio ?? 0) * 100);
-    lines.push(`| ${workers} | ${int(m.rps)} (${range(runs.map((r) => r.rps), int)}) | ${m.p99.toFixed(1)} ms (${range(runs.map((r) => r.p99), (n) => n.toFixed(1))}) | ${range(ratios, (n) => n.toFixed(0))}% |`);
+    lines.push(`| ${workers} | ${cachedCells(median(results, 'shop-mix', 'shop-mix', 'redis', workers), runsOf(results, 'shop-mix', 'redis', workers))} |`);
   }
   return [...lines, '', `Medians of ${median(results, 'shop-mix', 'shop-mix', 'redis').runs ?? 1} runs; ${source('shop-mix', results)}.`].join('\n');
 }
@@ -195,15 +199,10 @@ const ADMISSIONS = [
 function admissionBlock(dir: string): string {
   const results = read<Results>(dir, 'admission');
   const lines = ['| admission | requests/s (range) | p99 (range) | hit ratio (range) |', '| --- | --- | --- | --- |'];
-  let runs = 0;
-  for (const admission of ADMISSIONS) {
-    const of = (rows: Row[]) => rows.filter((r) => r.scenario === 'shop-mix' && r.cache === 'redis' && r.api === admission.api);
-    const m = of(results.medians ?? results.rows)[0];
-    if (!m) throw new Error(`docs/performance/admission.json has no shop-mix row for ${admission.api ?? 'the default'}`);
-    const each = of(results.rows);
-    runs = each.length;
-    lines.push(`| ${admission.what} | ${int(m.rps)} (${range(each.map((r) => r.rps), int)}) | ${m.p99.toFixed(1)} ms (${range(each.map((r) => r.p99), (n) => n.toFixed(1))}) | ${range(each.map((r) => (r.hitRatio ?? 0) * 100), (n) => n.toFixed(0))}% |`);
+  for (const { api, what } of ADMISSIONS) {
+    lines.push(`| ${what} | ${cachedCells(median(results, 'admission', 'shop-mix', 'redis', 1, api), runsOf(results, 'shop-mix', 'redis', 1, api))} |`);
   }
+  const runs = median(results, 'admission', 'shop-mix', 'redis', 1, ADMISSIONS[0]!.api).runs ?? 1;
   return [...lines, '', `Medians of ${runs} runs as the cache fills (from the warm-up on), one process, each setting with an empty cache, Postgres warmed by an unlabelled run of the same mix before them; ${source('admission', results)}.`].join('\n');
 }
 
@@ -248,32 +247,36 @@ function referenceBlock(dir: string): string {
 }
 
 /** bench:etl's loads (--save etl, and etl-shape-b for the second shape when there is one): the median run, each run beside it. */
-const ETL_SHAPES = [{ file: 'etl', what: 'default (`npm run data:generate`)' }, { file: 'etl-shape-b', what: 'second shape (`--text unrelated`)' }];
+const ETL_SHAPES = [
+  { file: 'etl', what: 'default (`npm run data:generate`)', short: 'default' },
+  { file: 'etl-shape-b', what: 'second shape (`--text unrelated`)', short: 'second shape' },
+];
+const etlShapes = (dir: string) => shapesOf<EtlResults>(dir, ETL_SHAPES).map((shape) => ({ ...shape, short: ETL_SHAPES.find((s) => s.file === shape.file)!.short }));
 
 function etlBlock(dir: string): string {
   const lines = ['| catalogue | full load, median (each run) | CPU seconds, loader + database (each run) | loader peak memory | rows | host load average during the median run | results |', '| --- | --- | --- | --- | --- | --- | --- |'];
   const commands: string[] = [];
   const phases: string[] = [];
-  for (const shape of ETL_SHAPES.filter((s) => s.file === 'etl' || fs.existsSync(path.join(dir, `${s.file}.json`)))) {
-    const etl = read<EtlResults>(dir, shape.file);
+  for (const shape of etlShapes(dir)) {
+    const etl = shape.results;
     const r = etl.results;
     const runs = etl.runs ?? [{ loadSeconds: r.loadSeconds, cpuSeconds: r.loaderCpuSeconds + r.databaseCpuSeconds, peakMemoryMb: r.loaderPeakMemoryMb, loadAverage: r.loadAverage }];
     const each = (values: number[]) => (values.length > 1 ? ` (${values.map((v) => v.toFixed(0)).join(', ')})` : '');
     lines.push(`| ${shape.what} | ${r.loadSeconds.toFixed(0)} s${each(runs.map((x) => x.loadSeconds))} | ${r.loaderCpuSeconds.toFixed(0)} + ${r.databaseCpuSeconds.toFixed(0)}${each(runs.map((x) => x.cpuSeconds))} | ${Math.max(...runs.map((x) => x.peakMemoryMb))} MB | ${int(r.rows)} | ${r.loadAverage} | [${shape.file}.json](performance/${shape.file}.json) |`);
     commands.push(`\`${etl.provenance.command}\``);
-    phases.push(`${shape.what.replace(/ \(.*\)$/, '')}: ${['files', 'keys', 'build', 'finish', 'swap'].map((p) => `${p === 'build' ? 'builds' : p} ${(etl.summary.seconds[p] ?? 0).toFixed(1)} s`).join(', ')}`);
+    phases.push(`${shape.short}: ${['files', 'keys', 'build', 'finish', 'swap'].map((p) => `${p === 'build' ? 'builds' : p} ${(etl.summary.seconds[p] ?? 0).toFixed(1)} s`).join(', ')}`);
   }
   return [...lines, '', `The median loads' phases, wall time: ${phases.join('; ')}.`, '', `${commands.join('; ')}.`].join('\n');
 }
 
 /** docs/browse.md: the database CPU of each build phase of the median load, both shapes, and the loads' totals against the budget. */
 function readModelLoadBlock(dir: string): string {
-  const shapes = ETL_SHAPES.map((shape) => ({ ...shape, etl: read<EtlResults>(dir, shape.file) }));
-  const kinds = Object.keys(shapes[0]!.etl.summary.buildCpu);
+  const shapes = etlShapes(dir);
+  const kinds = Object.keys(shapes[0]!.results.summary.buildCpu);
   const lines = [`| build phase | ${shapes.map((s) => `database CPU s, ${s.what}`).join(' | ')} |`, `|${' --- |'.repeat(1 + shapes.length)}`];
-  for (const kind of kinds) lines.push(`| ${kind} | ${shapes.map((s) => (s.etl.summary.buildCpu[kind] ?? 0).toFixed(1)).join(' | ')} |`);
+  for (const kind of kinds) lines.push(`| ${kind} | ${shapes.map((s) => (s.results.summary.buildCpu[kind] ?? 0).toFixed(1)).join(' | ')} |`);
   const total = (r: EtlResults['results']) => `${(r.loaderCpuSeconds + r.databaseCpuSeconds).toFixed(0)} (loader ${r.loaderCpuSeconds.toFixed(0)}, database ${r.databaseCpuSeconds.toFixed(0)})`;
-  return [...lines, '', `The whole load, loader and database, against its budget of 400 CPU seconds: ${shapes.map((s) => `${total(s.etl.results)} for the ${s.what.replace(/ \(.*\)$/, '')}`).join('; ')}; the median loads of ${shapes.map((s) => `[${s.file}.json](performance/${s.file}.json)`).join(' and ')}.`].join('\n');
+  return [...lines, '', `The whole load, loader and database, against its budget of 400 CPU seconds: ${shapes.map((s) => `${total(s.results.results)} for the ${s.short}`).join('; ')}; the median loads of ${shapes.map((s) => `[${s.file}.json](performance/${s.file}.json)`).join(' and ')}.`].join('\n');
 }
 
 function liveBlock(dir: string): string {

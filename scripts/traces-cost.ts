@@ -22,6 +22,7 @@
 // is dropped and the export's serialisation is counted).
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { median } from '../bench/lib/median.ts';
 
 const MODES = { off: {}, 'on, 5%': { OTEL_TRACES_SAMPLER_ARG: '0.05' }, 'on, 100%': { OTEL_TRACES_SAMPLER_ARG: '1' } } as const;
 type Mode = keyof typeof MODES;
@@ -111,7 +112,6 @@ async function spanWork(otlp: string, ratio: number, requests: number): Promise<
   return (used.user + used.system) / requests;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function main(databaseUrl: string, requests: number, rounds: number, otlp: string): void {
   const samples = new Map<Mode, { page: number; styles: number }[]>(Object.keys(MODES).map((mode) => [mode as Mode, []]));

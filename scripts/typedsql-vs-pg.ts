@@ -24,6 +24,7 @@ import { createPrismaClient } from '../src/db/pool/prisma.ts';
 import { KEYED } from '../src/catalog/reads/queries.ts';
 import { lockProduct, UPDATE_PRODUCT } from '../src/catalog/writes/write-statements.ts';
 import { Transactions } from '../src/db/writes/transaction.ts';
+import { median } from '../bench/lib/median.ts';
 
 const args = process.argv.slice(2);
 const url = args.find((arg) => !arg.startsWith('--'));
@@ -96,7 +97,6 @@ async function measure(operation: Operation): Promise<{ perSecond: number; cpuMi
   return { perSecond: count / elapsed, cpuMicros: (used.user + used.system) / count };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 try {
   for (const [label, paths] of Object.entries(operations)) {
     // Warm-up: prepared statements, the Prisma engine's first query, JIT.
