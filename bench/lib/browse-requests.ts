@@ -1,7 +1,8 @@
 // The requests of the browse scenarios (graphql-category-page, graphql-search,
-// graphql-facets, graphql-deep-keyset): GraphQL bodies drawn from the
-// catalogue generator's words and from the bench catalogue itself (deep
-// cursors), written one per line to a file that the wrk scripts, the k6
+// graphql-facets, graphql-deep-keyset, and the facets of one kind of search
+// text each, graphql-facets-<kind>): GraphQL bodies drawn from the catalogue
+// generator's words and from the bench catalogue itself (deep cursors, and
+// the words of its product names for the kinds), written one per line to a file that the wrk scripts, the k6
 // scenarios and the SQL sampling all read (BROWSE_REQUESTS), so each sends
 // exactly the same mix. Operations come from k6/operations.graphql.
 import fs from 'node:fs';
@@ -11,7 +12,11 @@ import { ADJECTIVES, CATEGORIES, NOUNS, sizesFor } from '../../src/etl/generate/
 import { queryOnce } from '../../src/db/pool/query-once.ts';
 import { operationsByName } from '../../k6/lib/operation-text.ts';
 
-export const BROWSE_SCENARIOS = ['graphql-category-page', 'graphql-search', 'graphql-facets', 'graphql-deep-keyset'] as const;
+/** The kinds of search text whose facets are measured one kind at a time (searchTextKinds). */
+export const FACET_KINDS = ['two-common', 'common-rare', 'misspelt', 'prefix', 'filtered'] as const;
+type FacetKind = (typeof FACET_KINDS)[number];
+export const BROWSE_SCENARIOS = ['graphql-category-page', 'graphql-search', 'graphql-facets', 'graphql-deep-keyset',
+  ...FACET_KINDS.map((kind) => `graphql-facets-${kind}` as const)] as const;
 export type BrowseScenario = (typeof BROWSE_SCENARIOS)[number];
 /** Bodies per scenario: enough variety that the response cache (when on) does not answer them all. */
 const COUNT = 400;
@@ -94,6 +99,62 @@ async function deepKeyset(databaseUrl: string): Promise<string[]> {
     : body('CategoryPage', { first: 20, orderBy: { field: 'UPDATED_AT', direction: 'DESC' }, after: encodeCursor('UPDATED_AT DESC', { key: row.updated, id: row.id }) })));
 }
 
+/** A word of the catalogue's names with how many documents hold its lexeme. */
+interface NameWord { word: string; documents: number }
+/** Common: held by this many documents or more (about 2% of a full catalogue); rare: by 10 to 2,000. */
+const COMMON_DOCUMENTS = 20_000;
+
+/**
+ * The words of a sample of the bench catalogue's product names (whatever its
+ * generator or vocabulary), with their lexeme's document count: the texts of
+ * the facet kinds come from the catalogue itself, as a shopper's would.
+ */
+async function nameWords(databaseUrl: string): Promise<NameWord[]> {
+  return queryOnce<NameWord>(databaseUrl, `
+    WITH words AS (
+      SELECT DISTINCT lower(w) AS word
+      FROM (SELECT name FROM product_browse TABLESAMPLE SYSTEM (0.5) REPEATABLE (7)) s, regexp_split_to_table(s.name, '[^[:alpha:]]+') w
+      WHERE length(w) >= 4)
+    SELECT w.word, l.documents FROM words w JOIN search_lexemes l ON l.lexeme = (ts_lexize('english_stem', w.word))[1]
+    ORDER BY w.word`);
+}
+
+/** Two inner letters swapped, so the word needs a correction (not a word of the names itself). */
+function misspell(word: string, known: Set<string>): string | undefined {
+  for (let at = 2; at + 1 < word.length; at++) {
+    const typo = `${word.slice(0, at)}${word[at + 1]}${word[at]}${word.slice(at + 2)}`;
+    if (typo !== word && !known.has(typo)) return typo;
+  }
+  return undefined;
+}
+
+/**
+ * Facets of one kind of search text each (the search issue's budget names
+ * them): two common words, a common and a rare word, a misspelt common word,
+ * a prefix of a common word (all but its last two letters), and a common
+ * word under a filter (a category, a category in stock, or in stock under a price).
+ */
+async function facetKinds(databaseUrl: string): Promise<Record<`graphql-facets-${FacetKind}`, string[]>> {
+  const words = await nameWords(databaseUrl);
+  const common = words.filter((w) => w.documents >= COMMON_DOCUMENTS).map((w) => w.word);
+  const rare = words.filter((w) => w.documents >= 10 && w.documents <= 2_000).map((w) => w.word);
+  if (common.length < 2 || rare.length === 0) throw new Error(`the bench catalogue's names hold ${common.length} common and ${rare.length} rare words: too few for the facet kinds`);
+  const known = new Set(words.map((w) => w.word));
+  const categories = (await queryOnce<{ category: string }>(databaseUrl, 'SELECT DISTINCT category FROM product_browse ORDER BY 1')).map((r) => r.category);
+  const facetsOf = (query: string, filter: Record<string, unknown> = {}) => body('ShopFacets', { filter, query });
+  const twoCommon = () => { const a = pick(common); let b = pick(common); while (b === a) b = pick(common); return `${a} ${b}`; };
+  const misspelt = () => { for (;;) { const typo = misspell(pick(common), known); if (typo) return typo; } };
+  const prefix = () => { const word = pick(common.filter((w) => w.length >= 6)); return word.slice(0, word.length - 2); };
+  const filter = () => { const category = pick(categories); return pick([{ categories: [category] }, { categories: [category], inStock: true }, { inStock: true, priceMax: '60.00' }]); };
+  return {
+    'graphql-facets-two-common': Array.from({ length: COUNT }, () => facetsOf(twoCommon())),
+    'graphql-facets-common-rare': Array.from({ length: COUNT }, () => facetsOf(`${pick(common)} ${pick(rare)}`)),
+    'graphql-facets-misspelt': Array.from({ length: COUNT }, () => facetsOf(misspelt())),
+    'graphql-facets-prefix': Array.from({ length: COUNT }, () => facetsOf(prefix())),
+    'graphql-facets-filtered': Array.from({ length: COUNT }, () => facetsOf(pick(common), filter())),
+  };
+}
+
 /** Writes each browse scenario's bodies to `<dir>/<scenario>.jsonl`; returns the paths by scenario. */
 export async function writeBrowseRequests(dir: string, databaseUrl: string): Promise<Record<BrowseScenario, string>> {
   fs.mkdirSync(dir, { recursive: true });
@@ -103,6 +164,7 @@ export async function writeBrowseRequests(dir: string, databaseUrl: string): Pro
     'graphql-search': Array.from({ length: COUNT }, searchPage),
     'graphql-facets': Array.from({ length: COUNT }, facets),
     'graphql-deep-keyset': await deepKeyset(databaseUrl),
+    ...await facetKinds(databaseUrl),
   };
   const files = {} as Record<BrowseScenario, string>;
   for (const scenario of BROWSE_SCENARIOS) {

@@ -20,7 +20,7 @@ describe('pooler configuration', () => {
   });
 
   it('sends no session settings in the startup message behind a transaction pooler', () => {
-    expect(new URL(withSessionSettings(POOLER, { lockTimeoutMs: 2000 })).searchParams.get('options')).toBe('-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off -c lock_timeout=2000');
+    expect(new URL(withSessionSettings(POOLER, { lockTimeoutMs: 2000 })).searchParams.get('options')).toBe('-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off -c work_mem=16MB -c lock_timeout=2000');
     expect(withSessionSettings(POOLER, { lockTimeoutMs: 2000, pgOptions: '-c work_mem=8MB', transactionPooler: true })).toBe(POOLER);
   });
 

@@ -66,7 +66,7 @@ describe('prepared catalogue reads', () => {
 describe('withSessionSettings', () => {
   it('adds the settings to a URL and keeps the URL\'s own options after them, so they win', () => {
     const url = new URL(withSessionSettings('postgresql://u:p%40ss@db.example:5433/shop?sslmode=require&options=-c%20work_mem%3D8MB'));
-    expect(url.searchParams.get('options')).toBe('-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off -c work_mem=8MB');
+    expect(url.searchParams.get('options')).toBe('-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off -c work_mem=16MB -c work_mem=8MB');
     expect(url.searchParams.get('sslmode')).toBe('require');
     expect([url.username, url.password, url.host, url.pathname]).toEqual(['u', 'p%40ss', 'db.example:5433', '/shop']);
   });
@@ -74,6 +74,6 @@ describe('withSessionSettings', () => {
   it('takes PGOPTIONS into account when the URL has no options (the URL\'s would replace it)', () => {
     const { pgOptions } = loadConfig({ PGOPTIONS: '-c search_path=shop' });
     expect(new URL(withSessionSettings('postgresql://localhost/shop', { pgOptions })).searchParams.get('options'))
-      .toBe('-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off -c search_path=shop');
+      .toBe('-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off -c work_mem=16MB -c search_path=shop');
   });
 });

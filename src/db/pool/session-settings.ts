@@ -25,7 +25,16 @@
 // every execution of a lookup that runs in about a millisecond (EXPLAIN
 // ANALYZE's JIT section at full scale). Its keyed reads never run long
 // enough for compiled expressions to pay back.
-const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off';
+//
+// work_mem=16MB: a search's counts read its matches through a bitmap of the
+// GIN index's posting lists; a common word's (150,000 rows at full scale)
+// outgrew the default 4 MB, the bitmap went lossy, and every row of 14,000
+// lossy pages was rechecked against its tsvector: facets of "running" among
+// Kicks took 216 ms alone, 104 ms with the bitmap exact (EXPLAIN ANALYZE,
+// scripts/explain-browse.ts). An exact bitmap of every page of
+// product_browse needs about 8 MB, so 16 MB bounds what one statement's
+// bitmaps take.
+const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c max_parallel_workers_per_gather=0 -c jit=off -c work_mem=16MB';
 
 export interface SessionSettings {
   /**
