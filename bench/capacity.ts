@@ -5,7 +5,8 @@
 // The capacity model's inputs (docs/capacity.md), measured: for each route
 // (REST styles, REST detail, REST listing, GraphQL product page, GraphQL
 // listing, APQ GET, the GraphQL page by POST and by persisted GET, the shop
-// mix of bench/lib/shop-mix.ts) and cache state, one API process (WORKERS=1)
+// mix of bench/lib/shop-mix.ts, the browse bench's category pages and
+// searches) and cache state, one API process (WORKERS=1)
 // is loaded with wrk (bench/wrk/capacity.lua, or the route's own script,
 // --connections busy connections) and the CPU time used meanwhile is read
 // from /proc/<pid>/stat (utime + stime) of the API process, of the Postgres
@@ -41,7 +42,8 @@ import { hitRatio, readCacheCounters } from './lib/cache-counters.ts';
 import { BackendCpu, cpuSeconds } from './lib/cpu.ts';
 import { freePort } from './lib/free-port.ts';
 import { waitListening } from './lib/listening.ts';
-import { durationSeconds } from './lib/plan.ts';
+import { BROWSE_SCRIPT, durationSeconds } from './lib/plan.ts';
+import { type BrowseScenario, writeBrowseRequests } from './lib/browse-requests.ts';
 import { registerPersistedQuery } from './lib/sample-requests.ts';
 import { operationHash } from './lib/graphql-scenarios.ts';
 import { shopMixEnv, writeShopMix } from './lib/shop-mix.ts';
@@ -57,8 +59,10 @@ interface Route {
   name: string; method: 'GET' | 'POST'; path: string; body?: string; pageSize?: number;
   /** A persisted query registered before the route runs. */
   persisted?: string;
-  /** The route's own wrk script instead of capacity.lua (the shop mix). */
+  /** The route's own wrk script instead of capacity.lua (the shop mix, the browse requests). */
   script?: string;
+  /** The browse scenario whose request bodies the route sends (bench/lib/browse-requests.ts). */
+  browse?: BrowseScenario;
 }
 
 function graphqlBody(operation: string, variables: Record<string, string>): string {
@@ -83,6 +87,9 @@ export const ROUTES: Route[] = [
   { name: 'GraphQL page POST', method: 'POST', path: '/graphql', body: graphqlBody('ProductPageWithRelatedIds', { id: '{id}' }) },
   { name: 'GraphQL page APQ GET', method: 'GET', path: apqPath('ProductPageWithRelatedIds'), persisted: 'ProductPageWithRelatedIds' },
   { name: 'shop mix', method: 'GET', path: '/', script: 'shop-mix' },
+  // The browse bench's category pages and searches (docs/browse.md: where a request's time goes).
+  { name: 'GraphQL category page', method: 'POST', path: '/graphql', script: BROWSE_SCRIPT, browse: 'graphql-category-page' },
+  { name: 'GraphQL search', method: 'POST', path: '/graphql', script: BROWSE_SCRIPT, browse: 'graphql-search' },
 ];
 
 /** How the API's cache is set up for a measurement, and which ids are asked for. */
@@ -133,6 +140,7 @@ runCommand(async () => {
   const apiOf = (root: string | undefined) => (root ? `${path.basename(root)} (${commitOf(root)})` : undefined);
   console.log(`capacity at ${commit}${roots.length > 1 ? ` and ${roots.slice(1).map(apiOf).join(', ')}` : ''}: ${routes.length} routes x ${states.join('/')}, ${runs} runs of ${values.duration} at ${connections} connections each, ${maxId.toLocaleString('en-US')} products (hot set ${hot})`);
   const shopMix = routes.some((route) => route.script === 'shop-mix') ? writeShopMix(path.join(dir, 'requests'), maxId) : undefined;
+  const browseRequests = routes.some((route) => route.browse) ? await writeBrowseRequests(path.join(dir, 'requests'), databaseUrl) : undefined;
 
   const redisPort = await freePort();
   const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
@@ -153,7 +161,7 @@ runCommand(async () => {
         });
         try {
           const apiPid = (await (await fetch(`${server.url}/healthz`, { headers: ADMIN_HEADERS })).json() as { pid: number }).pid;
-          // The shop mix draws its ids over the whole catalogue: not a hot set.
+          // The shop mix and the browse requests draw over the whole catalogue: not a hot set.
           for (const route of routes.filter((r) => !(r.script && cache === 'cached'))) {
             if (route.persisted) await registerPersistedQuery(server.url, route.persisted);
             const idMax = cache === 'cached' ? Math.min(hot, maxId) : maxId;
@@ -161,6 +169,7 @@ runCommand(async () => {
             const env = {
               BASE_URL: server.url, ID_MAX: String(idMax), PAGE_MAX: String(pageMax), CAP_METHOD: route.method, CAP_PATH: route.path, CAP_BODY: route.body ?? '',
               ...(route.script === 'shop-mix' && shopMix ? shopMixEnv(shopMix) : {}),
+              ...(route.browse && browseRequests ? { BROWSE_REQUESTS: browseRequests[route.browse] } : {}),
             };
             const script = route.script ?? 'capacity';
             const file = `${route.name.toLowerCase().replace(/\W+/g, '-')}-${cache}${root ? `-${path.basename(root)}` : ''}`;

@@ -1,13 +1,19 @@
-// node scripts/explain-browse.ts [--json] [--only <text>]   (DATABASE_URL: a migrated, loaded catalogue)
+// npm run bench:explain -- [--json] [--only <text>] [--save <name>]   (DATABASE_URL: a migrated, loaded catalogue)
 //
 // Runs EXPLAIN (ANALYZE, BUFFERS) on the browse, search and facet statements
 // of representative requests (the bench scenarios' and the worst shapes), as
-// the API runs them: prepared, with a generic plan (plan_cache_mode as
-// src/db/pool/session-settings.ts sets it, JIT off as there), each executed three times and the
+// the API runs them: prepared, in a session with the API's settings
+// (src/db/pool/session-settings.ts: generic plans, JIT off), each executed three times and the
 // last plan kept (warm). Prints per request: execution time, planning time,
 // shared buffers hit/read, and the plan's top nodes; --json prints the raw
-// plans; --only runs the requests whose label contains the text. docs/browse.md quotes its output at full scale.
+// plans; --only runs the requests whose label contains the text; --save <name>
+// writes each request's figures with their provenance to
+// docs/performance/<name>.json, which docs/browse.md renders
+// (scripts/render-performance.ts: statements, kept-counts).
 import pg from 'pg';
+import { parseArgs } from 'node:util';
+import { withSessionSettings } from '../src/db/pool/session-settings.ts';
+import { endProvenance, publish, savedName, startProvenance } from '../bench/lib/provenance.ts';
 import { decodeCursor } from '../src/catalog/browse/browse-cursor.ts';
 import type { BrowseFilter, BrowseOrder } from '../src/catalog/browse/browse-input.ts';
 import { type BrowseStatement, facetsStatement, pageStatement } from '../src/catalog/browse/browse-statements.ts';
@@ -18,9 +24,13 @@ import { searchFacetsStatement } from '../src/search/facets/search-facets.ts';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('set DATABASE_URL');
-const json = process.argv.includes('--json');
-const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt < 0 ? undefined : process.argv[onlyAt + 1];
+const { values: options } = parseArgs({ options: { json: { type: 'boolean', default: false }, only: { type: 'string' }, save: { type: 'string' } } });
+const { json, only } = options;
+const save = savedName(options.save);
+
+/** One request's statement, as measured: the third execution's times and its shared buffers (hit and read). */
+export interface ExplainedStatement { label: string; executionMs: number; planningMs: number; buffers: number }
+const explained: ExplainedStatement[] = [];
 
 interface Plan {
   'Node Type': string;
@@ -39,9 +49,11 @@ function outline(plan: Plan, depth = 0, lines: string[] = []): string[] {
   return lines;
 }
 
-const client = new pg.Client({ connectionString: url });
+// The API's own session settings (generic plans, no parallel workers, no JIT, its work_mem).
+const client = new pg.Client({ connectionString: withSessionSettings(url) });
 await client.connect();
-await client.query('SET plan_cache_mode = force_generic_plan; SET max_parallel_workers_per_gather = 0; SET jit = off');
+const [{ products }] = (await client.query<{ products: number }>('SELECT count(*)::int AS products FROM product_browse')).rows as [{ products: number }];
+const provenance = startProvenance('bench:explain', process.argv.slice(2), { products, database: new URL(url).pathname.slice(1) });
 
 async function explain(label: string, statement: BrowseStatement): Promise<void> {
   if (only !== undefined && !label.includes(only)) return;
@@ -59,6 +71,7 @@ async function explain(label: string, statement: BrowseStatement): Promise<void>
     }
     if (!result) return;
     const buffers = result.Plan as unknown as { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
+    explained.push({ label, executionMs: result['Execution Time'], planningMs: result['Planning Time'], buffers: buffers['Shared Hit Blocks'] + buffers['Shared Read Blocks'] });
     console.log(`\n## ${label}\nexecution ${result['Execution Time'].toFixed(2)} ms, planning ${result['Planning Time'].toFixed(2)} ms, buffers hit ${buffers['Shared Hit Blocks']} read ${buffers['Shared Read Blocks']}`);
     console.log(json ? JSON.stringify(result, null, 1) : outline(result.Plan).join('\n'));
   } finally {
@@ -117,6 +130,7 @@ await explain('facets: search "jacket", in stock, sizes M or L', searchFacetsSta
 await facetKinds();
 void decodeCursor;
 await client.end();
+if (save) console.log(`\nsaved to ${publish(save, { provenance: endProvenance(provenance), statements: explained })}`);
 
 /**
  * Facets of every kind of search text the budgets name, with words picked

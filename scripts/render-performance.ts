@@ -13,6 +13,7 @@
 //   npm run bench:readme -- --check   exit 1 if any differs
 import fs from 'node:fs';
 import path from 'node:path';
+import { median as middle } from '../bench/lib/median.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
 export const RESULTS_DIR = path.join(ROOT, 'docs', 'performance');
@@ -22,7 +23,7 @@ const END = '<!-- /performance -->';
 
 /** A row of a results file: the bench's medians, or its rows when it ran once. */
 interface ResultRow { scenario: string; workers: number; cache: string | null; rps: number; p99: number; runs?: number }
-interface BenchResults { provenance: { command: string; startedAt: string; machine: { loadAverage: { start: number; end?: number } } }; rows: ResultRow[]; medians?: ResultRow[] }
+interface BenchResults { provenance: { command: string; startedAt: string; machine: { cores: number; loadAverage: { start: number; end?: number } } }; rows: ResultRow[]; medians?: ResultRow[] }
 interface EtlResults {
   provenance: BenchResults['provenance'];
   results: { loadSeconds: number; runs?: number; loaderPeakMemoryMb: number; loaderCpuSeconds: number; databaseCpuSeconds: number; rows: number; loadAverage: string };
@@ -155,6 +156,11 @@ const BROWSE = [
   { scenario: 'graphql-deep-keyset', what: 'deep keyset page', p99: 20 },
   { scenario: 'graphql-search', what: 'search', rps: 500, p99: 40 },
   { scenario: 'graphql-facets', what: 'facets', p99: 50 },
+  { scenario: 'graphql-facets-two-common', what: 'facets: two common words', p99: 50 },
+  { scenario: 'graphql-facets-common-rare', what: 'facets: a common and a rare word', p99: 50 },
+  { scenario: 'graphql-facets-misspelt', what: 'facets: a misspelt word', p99: 50 },
+  { scenario: 'graphql-facets-prefix', what: 'facets: a prefix', p99: 50 },
+  { scenario: 'graphql-facets-filtered', what: 'facets: a word and a filter', p99: 50 },
 ];
 
 /** The browse scenarios on each catalogue measured: the default shape (--save browse) and the second (--save browse-shape-b), when there is one. */
@@ -487,7 +493,7 @@ function tracesBlock(dir: string): string {
 
 interface CapacityResults {
   provenance: Results['provenance'];
-  results: { route: string; cache: string; api?: string; median: { apiMs: number; pgMs: number; redisOps: number; redisUs: number } }[];
+  results: { route: string; cache: string; api?: string; median: { rps: number; apiMs: number; pgMs: number; redisOps: number; redisUs: number } }[];
 }
 
 const CAPACITY_ROUTES = [
@@ -511,6 +517,81 @@ function capacityBlock(dir: string): string {
   return [...lines, '', `Milliseconds of CPU a request, medians of the runs; [capacity.json](performance/capacity.json): \`${provenance.command}\` (host load average ${loadOf({ provenance })}).`].join('\n');
 }
 
+interface ExplainResults { provenance: Results['provenance']; statements: { label: string; executionMs: number; planningMs: number; buffers: number }[] }
+/** bench:explain on each catalogue shape: the default (--save explain) and the second (--save explain-shape-b). */
+const EXPLAIN_SHAPES = [{ file: 'explain', what: 'default' }, { file: 'explain-shape-b', what: 'second shape' }];
+const KIND = 'facets kind: ';
+const explainSource = (file: string, results: ExplainResults) => `[${file}.json](performance/${file}.json): \`DATABASE_URL=…/${results.provenance.data.database} ${results.provenance.command}\``;
+
+/** docs/browse.md: every statement bench:explain runs (but the facet kinds'), default shape: the third execution's time and buffers. */
+function statementsBlock(dir: string): string {
+  const results = read<ExplainResults>(dir, 'explain');
+  const lines = ['| request | execution | buffers |', '| --- | --- | --- |'];
+  for (const s of results.statements.filter((x) => !x.label.startsWith(KIND))) lines.push(`| ${s.label.replaceAll('|', '\\|')} | ${s.executionMs.toFixed(2)} ms | ${int(s.buffers)} |`);
+  return [...lines, '', `${int(Number(results.provenance.data.products))} products; ${explainSource('explain', results)}.`].join('\n');
+}
+
+/** docs/browse.md: the facets of each kind of search text, with the counts kept for common words and without, on each shape. */
+function keptCountsBlock(dir: string): string {
+  const shapes = shapesOf<ExplainResults>(dir, EXPLAIN_SHAPES);
+  const lines = ['| kind of search text | catalogue | search | execution, buffers | without the kept counts |', '| --- | --- | --- | --- | --- |'];
+  for (const { what, results } of shapes) {
+    const kinds = results.statements.filter((x) => x.label.startsWith(KIND));
+    kinds.forEach((s, i) => {
+      if (s.label.includes('matches counted')) return;
+      const next = kinds[i + 1];
+      const without = next?.label.includes('matches counted') ? `${next.executionMs.toFixed(1)} ms, ${int(next.buffers)}` : 'the same (no kept counts apply)';
+      const [, kind, text] = /^facets kind: (.*?) "(.*?)"/.exec(s.label) ?? [];
+      lines.push(`| ${kind} | ${what} | "${text}" | ${s.executionMs.toFixed(1)} ms, ${int(s.buffers)} | ${without} |`);
+    });
+  }
+  return [...lines, '', `${shapes.map(({ file, what, results }) => `${what}: ${explainSource(file, results)}`).join('; ')}.`].join('\n');
+}
+
+/** The facet kinds' scenarios of the browse bench (bench/lib/browse-requests.ts). */
+const FACET_KIND_TARGETS = BROWSE.filter((t) => t.scenario.startsWith('graphql-facets-'));
+/** The browse bench's closed loop: its connections and the host's cores. */
+const LOOP = { connections: 10, p99Ms: 50 };
+
+/**
+ * docs/browse.md: the arithmetic of the facets' p99 budget. In a closed loop
+ * of N connections, Little's law gives the mean latency N / X at X
+ * requests/s, so a p99 of 50 ms needs X >= N / 50 ms, and the cores can
+ * spend at most cores / X on each request. Against it, what the statements
+ * that read their matches cost alone (bench:explain).
+ */
+function facetBoundsBlock(dir: string): string {
+  const shapes = shapesOf<Results>(dir, BROWSE_SHAPES);
+  const cores = shapes[0]!.results.provenance.machine.cores;
+  const needed = LOOP.connections / (LOOP.p99Ms / 1000);
+  const budgetMs = (cores / needed) * 1000;
+  const lines = ['| kind | catalogue | requests/s | mean latency (N / X) | CPU a request, at most (cores / X) | p99 |', '| --- | --- | --- | --- | --- | --- |'];
+  for (const target of FACET_KIND_TARGETS) {
+    for (const { file, what, results } of shapes) {
+      const m = median(results, file, target.scenario, 'off');
+      lines.push(`| ${target.what.replace('facets: ', '')} | ${what} | ${int(m.rps)} | ${int((LOOP.connections / m.rps) * 1000)} ms | ${((cores / m.rps) * 1000).toFixed(1)} ms | ${m.p99.toFixed(0)} ms |`);
+    }
+  }
+  // The statements that read matches: those of more than a thousand buffers without the kept counts.
+  const reading = read<ExplainResults>(dir, 'explain').statements.filter((x) => x.label.startsWith(KIND) && x.label.includes('matches counted') && x.buffers > 1000);
+  const perBuffer = middle(reading.map((x) => (x.executionMs * 1000) / x.buffers));
+  const buffers = reading.map((x) => x.buffers);
+  return [...lines, '', `With ${LOOP.connections} connections a p99 of ${LOOP.p99Ms} ms needs a mean latency under ${LOOP.p99Ms} ms, so at least ${int(needed)} requests/s: `
+    + `${cores} cores can then spend at most ${budgetMs.toFixed(0)} ms on each request (Node, Postgres and the load generator together). `
+    + `A statement that reads a search's matches spends about ${perBuffer.toFixed(1)} µs a buffer alone (the median of the default shape's statements below that read more than 1,000 buffers), `
+    + `so ${budgetMs.toFixed(0)} ms buys about ${int((budgetMs * 1000) / perBuffer)} buffers; reading the matches of a common word takes ${int(Math.min(...buffers))}-${int(Math.max(...buffers))}.`].join('\n');
+}
+
+/** docs/browse.md: CPU a category page and a search cost (bench:capacity --route … --save browse-cpu), cache off. */
+function requestCpuBlock(dir: string): string {
+  const { provenance, results } = read<CapacityResults>(dir, 'browse-cpu');
+  const lines = ['| request (the browse bench\'s bodies) | Node | Postgres | requests/s |', '| --- | --- | --- | --- |'];
+  for (const { route, median: m } of results.filter((r) => r.cache === 'uncached' && r.api === undefined)) {
+    lines.push(`| ${route} | ${int(m.apiMs * 1000)} µs | ${int(m.pgMs * 1000)} µs | ${int(m.rps)} |`);
+  }
+  return [...lines, '', `CPU a request, medians of the runs; [browse-cpu.json](performance/browse-cpu.json): \`${provenance.command}\` (host load average ${loadOf({ provenance })}).`].join('\n');
+}
+
 /** Each rendered block: the doc (under docs/) it is in and what renders it. */
 export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => string }> = {
   'shop-mix': { doc: 'performance.md', render: shopMixBlock },
@@ -528,6 +609,10 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'admission': { doc: 'caching.md', render: admissionBlock },
   'reconnect-flood': { doc: 'operations.md', render: floodBlock },
   'expensive-reads': { doc: 'browse.md', render: stormBlock },
+  'statements': { doc: 'browse.md', render: statementsBlock },
+  'kept-counts': { doc: 'browse.md', render: keptCountsBlock },
+  'request-cpu': { doc: 'browse.md', render: requestCpuBlock },
+  'facet-bounds': { doc: 'browse.md', render: facetBoundsBlock },
   'traces': { doc: 'operations.md', render: tracesBlock },
   'capacity': { doc: 'performance.md', render: capacityBlock },
 };
