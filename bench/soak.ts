@@ -1,5 +1,5 @@
-// npm run bench:soak -- --rate <req/s> [--duration 30m] [--warmup 2m] [--scale <f>]
-//                       [--scenario mixed|mixed-writes|<k6/scenarios name>] [--cache off|memory|redis]
+// npm run bench:soak -- --rate <req/s> [--duration 30m] [--warmup 2m] [--scale <f> | --database-url <url>]
+//                       [--scenario mixed|mixed-writes|<k6/scenarios name>] [--cache off|memory|redis] [--save <name>]
 //
 // The soak of issue 7: one API process on the bench catalogue, the k6 scenario
 // with PROFILE=soak at a constant arrival rate for the whole duration, and the
@@ -11,7 +11,10 @@
 // the end is within 10% of its level right after the warm-up, and every
 // product read equals the database. Prints one line a minute and a verdict;
 // saves the memory series and the k6 summary under
-// .data/bench/results/<time>-soak/.
+// .data/bench/results/<time>-soak/; with --save <name>, the result and its
+// provenance in docs/performance/<name>.json (performance.md renders `soak`).
+// --database-url soaks a catalogue already loaded there, as it is (the
+// writing scenarios change it: soak a copy, `createdb -T`).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +26,9 @@ import { ADMIN_HEADERS } from './lib/admin-token.ts';
 import { createBenchApiKey } from './lib/api-key.ts';
 import { BenchError } from './lib/bench-error.ts';
 import { compareWithDatabase, highestVersion, productsToCheck, readThroughApi } from './lib/consistency.ts';
-import { ensureBenchCatalogue } from './lib/catalogue.ts';
+import { ensureBenchCatalogue, loadedCatalogue } from './lib/catalogue.ts';
+import { endProvenance, publish, savedName, startProvenance } from './lib/provenance.ts';
+import { mb, type SoakResult, soakSummary } from './lib/soak-summary.ts';
 import { SCENARIO_DIR, ensureK6, k6Measurement, readK6Metrics } from './lib/k6.ts';
 import { durationSeconds, parseScale } from './lib/plan.ts';
 import { CACHE_MODES, type CacheMode, startApi } from './lib/server-process.ts';
@@ -51,8 +56,6 @@ async function serverPid(url: string): Promise<number> {
   return health.pid;
 }
 
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
 runCommand(async () => {
   let values;
   try {
@@ -63,6 +66,8 @@ runCommand(async () => {
       scale: { type: 'string', default: '1' },
       scenario: { type: 'string', default: 'mixed' },
       cache: { type: 'string', default: 'off' },
+      'database-url': { type: 'string' },
+      save: { type: 'string' },
     } }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -76,12 +81,14 @@ runCommand(async () => {
   if (!fs.existsSync(path.join(SCENARIO_DIR, `${values.scenario}.ts`))) throw new UsageError(`no k6 scenario k6/scenarios/${values.scenario}.ts`);
   if (!(CACHE_MODES as readonly string[]).includes(values.cache)) throw new UsageError(`--cache must be one of ${CACHE_MODES.join(', ')}`);
 
+  const save = savedName(values.save);
   const config = loadConfig();
   const k6 = ensureK6();
-  const database = await openDatabase(config, console.log);
+  const database = values['database-url'] ? undefined : await openDatabase(config, console.log);
   const dir = path.join(config.dataDir, 'bench', 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}-soak`);
   fs.mkdirSync(dir, { recursive: true });
-  const catalogue = await ensureBenchCatalogue(database.url, scale, config.dataDir);
+  const catalogue = database ? await ensureBenchCatalogue(database.url, scale, config.dataDir) : await loadedCatalogue(values['database-url']!);
+  const provenance = startProvenance('bench:soak', process.argv.slice(2), { products: catalogue.products });
   // For the scenarios that write; the others do not send it.
   const apiKey = await createBenchApiKey(catalogue.url, `soak ${new Date().toISOString()}`);
   // Products written during the soak get a higher version than any before it.
@@ -128,18 +135,11 @@ runCommand(async () => {
     if (!afterWarmup || !atEnd) throw new BenchError('no memory samples: the soak was shorter than one sample');
     const growth = atEnd.rss / afterWarmup.rss - 1;
     const failed = Math.round(measured.errors * measured.requests);
-    const result = { scenario: values.scenario, rate, duration: values.duration, cache: values.cache, k6Exit, measured, checks,
+    const result: SoakResult = { scenario: values.scenario, rate, duration: values.duration, warmup: values.warmup, cache: values.cache, k6Exit, measured, checks,
       rss: { afterWarmup: afterWarmup.rss, atEnd: atEnd.rss, peak: Math.max(...samples.map((s) => s.rss)), growth },
       writes, finalCheck: { versionBefore, written: written.length, unwritten: unwritten.length, mismatches } };
     fs.writeFileSync(path.join(dir, 'result.json'), `${JSON.stringify(result, null, 2)}\n`);
-    console.log(`${measured.requests} requests (${measured.rps.toFixed(0)}/s), ${failed} failed, ${measured.dropped} dropped, checks ${checks.passes ?? 0}/${(checks.passes ?? 0) + (checks.fails ?? 0)}, `
-      + `p50 ${measured.p50.toFixed(2)} ms, p95 ${measured.p95.toFixed(2)} ms, p99 ${measured.p99.toFixed(2)} ms`);
-    console.log(`resident memory: ${mb(afterWarmup.rss)} after the ${values.warmup} warm-up, ${mb(atEnd.rss)} at the end (${(growth * 100).toFixed(1)}%), peak ${mb(result.rss.peak)}`);
-    if (writes.answered200 + writes.answered412 + writes.conditional > 0) {
-      console.log(`writes: ${writes.answered200 + writes.answered412} (${writes.conditional} conditional), ${writes.answered200} answered 200, ${writes.answered412} answered 412 (changed since read); ${written.length} products written`);
-    }
-    console.log(`final check: ${written.length} written and ${unwritten.length} unwritten products read through the API, `
-      + `${mismatches.length === 0 ? 'all equal to the database' : `${mismatches.length} differences from the database`}`);
+    for (const line of soakSummary(result)) console.log(line);
     for (const line of mismatches.slice(0, SHOWN_MISMATCHES)) console.log(`  ${line}`);
     if (mismatches.length > SHOWN_MISMATCHES) console.log(`  … and ${mismatches.length - SHOWN_MISMATCHES} more in result.json`);
     console.log(`files in ${dir}`);
@@ -151,9 +151,10 @@ runCommand(async () => {
     ];
     if (problems.length > 0) throw new BenchError(`soak failed: ${problems.join('; ')}`);
     console.log('soak passed: zero errors, memory within 10% of its post-warm-up level, every product read equal to the database');
+    if (save) console.log(`saved to ${publish(save, { provenance: endProvenance(provenance), result })}`);
   } finally {
     await api.stop();
     await apiKey.revoke().catch((error: unknown) => console.log(`could not revoke the soak's API key: ${(error as Error).message}`));
-    await database.close();
+    await database?.close();
   }
 });

@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { median as middle } from '../bench/lib/median.ts';
+import { type SoakResult, soakSummary } from '../bench/lib/soak-summary.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
 export const RESULTS_DIR = path.join(ROOT, 'docs', 'performance');
@@ -592,6 +593,12 @@ function requestCpuBlock(dir: string): string {
   return [...lines, '', `CPU a request, medians of the runs; [browse-cpu.json](performance/browse-cpu.json): \`${provenance.command}\` (host load average ${loadOf({ provenance })}).`].join('\n');
 }
 
+/** docs/performance.md: the saved soak's summary, as bench:soak printed it. */
+function soakBlock(dir: string): string {
+  const { provenance, result } = read<{ provenance: Results['provenance']; result: SoakResult }>(dir, 'soak');
+  return ['```', ...soakSummary(result), '```', '', `${int(Number(provenance.data.products))} products; [soak.json](performance/soak.json): \`${provenance.command}\` (host load average ${loadOf({ provenance })}).`].join('\n');
+}
+
 /** Each rendered block: the doc (under docs/) it is in and what renders it. */
 export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => string }> = {
   'shop-mix': { doc: 'performance.md', render: shopMixBlock },
@@ -615,6 +622,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'facet-bounds': { doc: 'browse.md', render: facetBoundsBlock },
   'traces': { doc: 'operations.md', render: tracesBlock },
   'capacity': { doc: 'performance.md', render: capacityBlock },
+  'soak': { doc: 'performance.md', render: soakBlock },
 };
 
 const blockStart = (name: string) => `<!-- rendered: ${name} (scripts/render-performance.ts) -->`;
