@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { median as middle } from '../bench/lib/median.ts';
 import { type SoakResult, soakSummary } from '../bench/lib/soak-summary.ts';
+import { note, ordered, readSpans } from '../bench/lib/trace-spans.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
 export const RESULTS_DIR = path.join(ROOT, 'docs', 'performance');
@@ -599,6 +600,18 @@ function soakBlock(dir: string): string {
   return ['```', ...soakSummary(result), '```', '', `${int(Number(provenance.data.products))} products; [soak.json](performance/soak.json): \`${provenance.command}\` (host load average ${loadOf({ provenance })}).`].join('\n');
 }
 
+/** docs/operations.md: the product page's trace (product-page-trace.json), span by span, as the waterfall draws it. */
+function productPageTraceBlock(dir: string): string {
+  const spans = readSpans(path.join(dir, 'product-page-trace.json'));
+  const start = Math.min(...spans.map((span) => span.startUnixNano));
+  const ms = (ns: number) => (ns / 1e6).toFixed(2);
+  const lines = ['| span | starts at | takes | says |', '| --- | --- | --- | --- |'];
+  for (const { span, depth } of ordered(spans)) {
+    lines.push(`| ${'&nbsp;&nbsp;'.repeat(depth)}\`${span.name}\` | ${ms(span.startUnixNano - start)} ms | ${ms(span.endUnixNano - span.startUnixNano)} ms | ${note(span)} |`);
+  }
+  return lines.join('\n');
+}
+
 /** Each rendered block: the doc (under docs/) it is in and what renders it. */
 export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => string }> = {
   'shop-mix': { doc: 'performance.md', render: shopMixBlock },
@@ -623,6 +636,7 @@ export const DOC_BLOCKS: Record<string, { doc: string; render: (dir: string) => 
   'traces': { doc: 'operations.md', render: tracesBlock },
   'capacity': { doc: 'performance.md', render: capacityBlock },
   'soak': { doc: 'performance.md', render: soakBlock },
+  'product-page-trace': { doc: 'operations.md', render: productPageTraceBlock },
 };
 
 const blockStart = (name: string) => `<!-- rendered: ${name} (scripts/render-performance.ts) -->`;

@@ -1,4 +1,4 @@
-// node scripts/trace-waterfall.ts <spans.jsonl> <out.svg> [--trace <id>] [--title <text>]
+// node scripts/trace-waterfall.ts <spans.jsonl|trace.json> <out.svg> [--trace <id>] [--title <text>]
 //
 // Renders one trace as a waterfall (an SVG, and a PNG beside it through
 // @resvg/resvg-js): a bar per span, indented under its parent, from the spans
@@ -9,47 +9,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Resvg } from '@resvg/resvg-js';
-
-interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  startUnixNano: number;
-  endUnixNano: number;
-  attributes: Record<string, unknown>;
-}
-
-/** Spans in depth-first order under their parents, each with its depth. */
-function ordered(spans: ReceivedSpan[]): { span: ReceivedSpan; depth: number }[] {
-  const ids = new Set(spans.map((span) => span.spanId));
-  const children = new Map<string, ReceivedSpan[]>();
-  for (const span of spans) {
-    const parent = ids.has(span.parentSpanId) ? span.parentSpanId : '';
-    children.set(parent, [...(children.get(parent) ?? []), span]);
-  }
-  const out: { span: ReceivedSpan; depth: number }[] = [];
-  const visit = (parent: string, depth: number) => {
-    for (const span of (children.get(parent) ?? []).sort((a, b) => a.startUnixNano - b.startUnixNano)) {
-      out.push({ span, depth });
-      visit(span.spanId, depth + 1);
-    }
-  };
-  visit('', 0);
-  return out;
-}
-
-/** A short note of the attributes a reader looks for on each kind of span. */
-function note(span: ReceivedSpan): string {
-  const a = span.attributes;
-  const parts = [
-    a['http.response.status_code'] !== undefined ? `status ${a['http.response.status_code']}` : '',
-    a['catalogue.cache.outcome'] !== undefined ? String(a['catalogue.cache.outcome']) : '',
-    a['catalogue.dataloader.batch_size'] !== undefined ? `${a['catalogue.dataloader.batch_size']} key(s)` : '',
-    a['db.response.returned_rows'] !== undefined ? `${a['db.response.returned_rows']} row(s)` : '',
-  ];
-  return parts.filter(Boolean).join(', ');
-}
+import { type ReceivedSpan, note, ordered, readSpans } from '../bench/lib/trace-spans.ts';
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -84,8 +44,8 @@ function render(spans: ReceivedSpan[], title: string): string {
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { trace: { type: 'string' }, title: { type: 'string' } } });
 const [input, output] = positionals;
-if (!input || !output) throw new Error('usage: node scripts/trace-waterfall.ts <spans.jsonl> <out.svg> [--trace <id>] [--title <text>]');
-const all = fs.readFileSync(input, 'utf8').split('\n').filter((line) => line.startsWith('{"traceId"')).map((line) => JSON.parse(line) as ReceivedSpan);
+if (!input || !output) throw new Error('usage: node scripts/trace-waterfall.ts <spans.jsonl|trace.json> <out.svg> [--trace <id>] [--title <text>]');
+const all = readSpans(input);
 const byTrace = Map.groupBy(all, (span) => span.traceId);
 const traceId = values.trace ?? [...byTrace].sort((a, b) => b[1].length - a[1].length)[0]?.[0];
 const spans = traceId ? byTrace.get(traceId) ?? [] : [];
