@@ -2,57 +2,38 @@
 //
 // One real trace of the product page, as docs/operations.md shows it: the API
 // (production, cache off) exporting every request's spans over OTLP/HTTP
-// (OTEL_TRACES_SAMPLER=always_on) to the receiver test/support/otlp-receiver
-// builds (the OpenTelemetry Collector's own decoding; run
-// test/observability/otlp-export.test.ts once to build it); `ProductDetailPage`
+// (OTEL_TRACES_SAMPLER=always_on) to the receiver of test/support/otlp-receiver
+// (the OpenTelemetry Collector's own decoding, built with the machine's Go
+// when missing); `ProductDetailPage`
 // by POST for a few other products first (the pool's connections opened,
 // the operation prepared), then for --id; its trace's spans, as received,
 // with their provenance in docs/performance/<name>.json. The picture is drawn
 // from that file by scripts/trace-waterfall.ts; operations.md renders the
 // span table from it (scripts/render-performance.ts).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { operationsByName } from '../k6/lib/operation-text.ts';
 import { loadedCatalogue } from '../bench/lib/catalogue.ts';
 import { endProvenance, publish, savedName, startProvenance } from '../bench/lib/provenance.ts';
 import { startApi } from '../bench/lib/server-process.ts';
-import type { ReceivedSpan } from '../bench/lib/trace-spans.ts';
+import { OtlpReceiver } from '../test/support/otlp-receiver.ts';
 
-const RECEIVER = path.join(os.homedir(), '.cache/catalogue-api/bin/otlp-receiver');
 /** Requests for other products before the one traced. */
 const WARM_UP = 20;
 
 const { values } = parseArgs({ options: { 'database-url': { type: 'string' }, id: { type: 'string', default: '500123' }, save: { type: 'string' } } });
 const databaseUrl = values['database-url'];
 if (!databaseUrl) throw new Error('--database-url <a loaded catalogue> is required');
-if (!fs.existsSync(RECEIVER)) throw new Error(`no ${RECEIVER}: run test/observability/otlp-export.test.ts once to build it`);
 const save = savedName(values.save);
 const catalogue = await loadedCatalogue(databaseUrl);
 const provenance = startProvenance('bench:trace', process.argv.slice(2), { products: catalogue.products, id: values.id });
 const query = operationsByName(fs.readFileSync(path.resolve(import.meta.dirname, '../k6/operations.graphql'), 'utf8')).get('ProductDetailPage')!;
 
-// The receiver prints {"listening": port}, then a JSON line a span.
-const receiver = spawn(RECEIVER, ['--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const received: ReceivedSpan[] = [];
-let rest = '';
-const port = await new Promise<number>((resolve, reject) => {
-  receiver.once('exit', (code) => reject(new Error(`the OTLP receiver exited (${code}) before listening`)));
-  receiver.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) {
-      const parsed = JSON.parse(line) as { listening?: number } & ReceivedSpan;
-      if (parsed.listening !== undefined) resolve(parsed.listening);
-      else received.push(parsed);
-    }
-  });
-});
+const receiver = await OtlpReceiver.start();
 try {
   const api = await startApi({ databaseUrl, workers: 1, cache: 'off', env: {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_TRACES_SAMPLER: 'always_on', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=bench',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'always_on', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=bench',
   } });
   let traceId: string | undefined;
   try {
@@ -68,9 +49,10 @@ try {
     await api.stop();
   }
   if (!traceId) throw new Error('the traced request had no traceresponse header');
-  const spans = received.filter((span) => span.traceId === traceId);
+  // The API flushed its spans as it stopped; the receiver has them once the request's own (the root) is in.
+  const spans = (await receiver.waitFor((all) => all.some((span) => span.traceId === traceId && span.parentSpanId === ''))).filter((span) => span.traceId === traceId);
   console.log(`${spans.length} spans of trace ${traceId}: ${spans.map((span) => span.name).join(', ')}`);
   if (save) console.log(`saved to ${publish(save, { provenance: endProvenance(provenance), spans })}`);
 } finally {
-  receiver.kill('SIGTERM');
+  await receiver.stop();
 }

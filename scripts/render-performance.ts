@@ -16,6 +16,7 @@ import path from 'node:path';
 import { median as middle } from '../bench/lib/median.ts';
 import { type SoakResult, soakSummary } from '../bench/lib/soak-summary.ts';
 import { note, ordered, readSpans } from '../bench/lib/trace-spans.ts';
+import type { ExplainedStatement } from './explain-browse.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
 export const RESULTS_DIR = path.join(ROOT, 'docs', 'performance');
@@ -519,7 +520,7 @@ function capacityBlock(dir: string): string {
   return [...lines, '', `Milliseconds of CPU a request, medians of the runs; [capacity.json](performance/capacity.json): \`${provenance.command}\` (host load average ${loadOf({ provenance })}).`].join('\n');
 }
 
-interface ExplainResults { provenance: Results['provenance']; statements: { label: string; executionMs: number; planningMs: number; buffers: number }[] }
+interface ExplainResults { provenance: Results['provenance']; statements: ExplainedStatement[] }
 /** bench:explain on each catalogue shape: the default (--save explain) and the second (--save explain-shape-b). */
 const EXPLAIN_SHAPES = [{ file: 'explain', what: 'default' }, { file: 'explain-shape-b', what: 'second shape' }];
 const KIND = 'facets kind: ';

@@ -144,7 +144,8 @@ async function facetKinds(databaseUrl: string): Promise<Record<`graphql-facets-$
   const facetsOf = (query: string, filter: Record<string, unknown> = {}) => body('ShopFacets', { filter, query });
   const twoCommon = () => { const a = pick(common); let b = pick(common); while (b === a) b = pick(common); return `${a} ${b}`; };
   const misspelt = () => { for (;;) { const typo = misspell(pick(common), known); if (typo) return typo; } };
-  const prefix = () => { const word = pick(common.filter((w) => w.length >= 6)); return word.slice(0, word.length - 2); };
+  const long = common.filter((w) => w.length >= 6);
+  const prefix = () => { const word = pick(long); return word.slice(0, word.length - 2); };
   const filter = () => { const category = pick(categories); return pick([{ categories: [category] }, { categories: [category], inStock: true }, { inStock: true, priceMax: '60.00' }]); };
   return {
     'graphql-facets-two-common': Array.from({ length: COUNT }, () => facetsOf(twoCommon())),

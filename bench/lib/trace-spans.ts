@@ -4,16 +4,10 @@
 // scripts/trace-waterfall.ts's picture and the trace table docs/operations.md
 // renders (scripts/render-performance.ts).
 import fs from 'node:fs';
+import type { ReceivedSpan as FullSpan } from '../../test/support/otlp-receiver.ts';
 
-export interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  startUnixNano: number;
-  endUnixNano: number;
-  attributes: Record<string, unknown>;
-}
+/** What the waterfall reads of a received span (test/support/otlp-receiver.ts has all of it). */
+export type ReceivedSpan = Pick<FullSpan, 'traceId' | 'spanId' | 'parentSpanId' | 'name' | 'startUnixNano' | 'endUnixNano' | 'attributes'>;
 
 /** Spans in depth-first order under their parents, each with its depth. */
 export function ordered(spans: ReceivedSpan[]): { span: ReceivedSpan; depth: number }[] {
